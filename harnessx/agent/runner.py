@@ -1,0 +1,115 @@
+"""Run many rollouts concurrently under one budget, cached by (harness, task, seed, model).
+
+A cached rollout is read back from disk instead of paying for its model calls again, so a
+repeated or resumed evaluation costs nothing for the rollouts it already finished.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from harnessx.agent.result import RolloutResult
+from harnessx.agent.runtime import run_rollout
+from harnessx.envs.base import Suite
+from harnessx.harness.model import Harness
+from harnessx.models.client import ModelClient
+from harnessx.tasks import Task
+from harnessx.trajectory import Trajectory
+
+ProgressFn = Callable[[RolloutResult], None]
+
+
+def rollout_key(harness: Harness, task: Task, seed: int, model: str) -> str:
+    task_digest = hashlib.sha256(task.model_dump_json().encode()).hexdigest()[:12]
+    raw = f"{harness.hash}|{task.id}|{task_digest}|{seed}|{model}"
+    return hashlib.sha256(raw.encode()).hexdigest()[:24]
+
+
+class RolloutCache:
+    """One JSON result and one JSONL trajectory per key, written atomically."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+
+    def _paths(self, key: str) -> tuple[Path, Path]:
+        sub = self.root / key[:2]
+        return sub / f"{key}.json", sub / f"{key}.jsonl"
+
+    def get(self, key: str) -> RolloutResult | None:
+        result_path, traj_path = self._paths(key)
+        if not (result_path.is_file() and traj_path.is_file()):
+            return None
+        return RolloutResult.model_validate_json(result_path.read_text()).model_copy(update={"cached": True})
+
+    def trajectory(self, key: str) -> Trajectory:
+        return Trajectory.load(self._paths(key)[1])
+
+    def put(self, result: RolloutResult, traj: Trajectory) -> None:
+        result_path, traj_path = self._paths(result.key)
+        traj.save(traj_path)  # trajectory first: a result file implies its trajectory exists
+        tmp = result_path.with_suffix(".json.tmp")
+        tmp.write_text(result.model_dump_json())
+        tmp.replace(result_path)
+
+
+class Runner:
+    """Evaluates harnesses on tasks. `model_calls` counts calls actually paid for."""
+
+    def __init__(self, suite: Suite, model: ModelClient, cache: RolloutCache | None = None,
+                 concurrency: int = 8, cache_failures: bool = False):
+        self.suite, self.model, self.cache = suite, model, cache
+        self.concurrency = concurrency
+        self._semaphores: dict[int, asyncio.Semaphore] = {}
+        self.cache_failures = cache_failures
+        self.model_calls = 0
+        self.cache_hits = 0
+        self.trajectories: dict[str, Trajectory] = {}  # kept in memory when there is no cache
+
+    async def run_one(self, harness: Harness, task: Task, seed: int) -> RolloutResult:
+        key = rollout_key(harness, task, seed, self.model.model)
+        if self.cache and (hit := self.cache.get(key)) is not None:
+            self.cache_hits += 1
+            return hit
+        async with self._semaphore():
+            result, traj = await run_rollout(harness, task, self.suite.make_env(), self.model, seed, key)
+        self.model_calls += result.usage.calls
+        if self.cache and (result.status != "env_failure" or self.cache_failures):
+            self.cache.put(result, traj)
+        else:
+            self.trajectories[key] = traj
+        return result
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        """One concurrency budget per event loop (a Runner may serve several `asyncio.run`s)."""
+        loop_id = id(asyncio.get_running_loop())
+        if loop_id not in self._semaphores:
+            self._semaphores = {loop_id: asyncio.Semaphore(self.concurrency)}
+        return self._semaphores[loop_id]
+
+    def trajectory(self, result: RolloutResult) -> Trajectory:
+        if result.key in self.trajectories:
+            return self.trajectories[result.key]
+        if self.cache is None:
+            raise KeyError(result.key)
+        return self.cache.trajectory(result.key)
+
+    async def run_many(self, harness: Harness, tasks: Iterable[Task], seeds: Iterable[int],
+                       progress: ProgressFn | None = None) -> list[RolloutResult]:
+        seeds = list(seeds)
+
+        async def one(task: Task, seed: int) -> RolloutResult:
+            result = await self.run_one(harness, task, seed)
+            if progress:
+                progress(result)
+            return result
+
+        return list(await asyncio.gather(*(one(t, s) for t in tasks for s in seeds)))
+
+
+def dump_results(results: list[RolloutResult], path: str | Path) -> None:
+    Path(path).write_text("".join(json.dumps(r.model_dump(mode="json")) + "\n" for r in results))

@@ -1,0 +1,271 @@
+"""One rollout: a harness drives a model through an environment on one task.
+
+The loop records every message, tool call, tool result, state change (with its author), evidence
+exposure, abandon event and model call into an authenticated trajectory. Malformed model output is
+recorded and fed back to the agent, never raised; environment failures end the rollout with status
+`env_failure` so that scoring excludes it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+
+from harnessx.agent.result import RolloutResult
+from harnessx.envs.base import Environment, StepOutcome
+from harnessx.errors import ModelCallError
+from harnessx.harness.model import Harness
+from harnessx.harness.render import Rendered, render
+from harnessx.models.client import ModelClient, ModelReply, Usage
+from harnessx.tasks import Task, ToolCall
+from harnessx.trajectory import Author, Trajectory
+
+MAX_CONSECUTIVE_MALFORMED = 3
+# Words the harness-side control (condition D) reads in observations as signs of a blocker.
+BLOCKER_WORDS = ("error", "not found", "no such", "cannot", "unable", "locked", "missing", "denied",
+                 "invalid", "mismatch", "corrupt", "not available", "unavailable")
+
+
+def sim_side_channel(task: Task) -> dict:
+    """What only a simulated model receives (never a real one): plan, blocker, evidence."""
+    return {"task_id": task.id, "feasible": task.feasible, "family": task.family,
+            "reference": task.reference.model_dump(mode="json"),
+            "blocker": task.blocker.model_dump(mode="json") if task.blocker else None,
+            "evidence": task.evidence.model_dump(mode="json") if task.evidence else None}
+
+
+@dataclass
+class _Episode:
+    """Mutable state of one rollout, private to `run_rollout`."""
+
+    task: Task
+    env: Environment
+    model: ModelClient
+    harness: Harness
+    rendered: Rendered
+    seed: int
+    traj: Trajectory = field(default_factory=Trajectory)
+    usage: Usage = field(default_factory=Usage)
+    step: int = 0
+    malformed: int = 0
+    consecutive_malformed: int = 0
+    abandoned_by: Author | None = None
+    done: bool = False
+    stop_reason: str = ""
+    started: float = field(default_factory=time.monotonic)
+
+    # --- model --------------------------------------------------------------------------------
+    async def ask(self, messages: list[dict], role: str, tools: bool = True) -> ModelReply:
+        metadata = {"harnessx": {"task_id": self.task.id, "seed": self.seed, "role": role, "step": self.step}}
+        if self.model.simulated:
+            metadata["harnessx"]["sim"] = sim_side_channel(self.task)
+        text_tools = self.rendered.tool_format == "text"
+        tool_schemas = [t.openai() for t in self.rendered.tools] if tools else None
+        reply = await self.model.complete(messages, tool_schemas, metadata=metadata, seed=self.seed,
+                                          max_tokens=self.harness.switches.max_output_tokens,
+                                          text_tools=text_tools and tools)
+        self.usage = self.usage + reply.usage
+        self.traj.append("model_call", "harness", self.step, role=role, model=self.model.model,
+                         prompt_tokens=reply.usage.prompt_tokens, completion_tokens=reply.usage.completion_tokens,
+                         cost_usd=reply.usage.cost_usd, latency_s=round(reply.latency_s, 6), retries=reply.retries)
+        return reply
+
+    def over_budget(self) -> str | None:
+        sw = self.harness.switches
+        if self.usage.prompt_tokens + self.usage.completion_tokens > sw.max_total_tokens:
+            return "token_limit"
+        if time.monotonic() - self.started > sw.time_limit_s:
+            return "time_limit"
+        return None
+
+    # --- acting -------------------------------------------------------------------------------
+    def record_abandon(self, author: Author, mechanism: str, reason: str, **extra) -> None:
+        self.traj.append("abandon", author, self.step, mechanism=mechanism, reason=reason, **extra)
+        self.abandoned_by = self.abandoned_by or author
+        self.done = True
+        self.stop_reason = "abandon"
+
+    async def act(self, reply: ModelReply, messages: list[dict], role: str) -> bool:
+        """Record the reply and execute its tool calls; True when the agent made tool calls."""
+        spec = self.rendered.abandon
+        assistant: dict = {"role": "assistant", "content": reply.text or None}
+        if reply.tool_calls and self.rendered.tool_format == "native":
+            assistant["tool_calls"] = [{"id": c.id, "type": "function",
+                                        "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+                                       for c in reply.tool_calls]
+        messages.append(assistant)
+        self.traj.append("message", "agent", self.step, role=role, content=reply.text)
+        if reply.malformed:
+            self.malformed += 1
+            self.consecutive_malformed += 1
+            self.traj.append("malformed", "agent", self.step, detail=reply.malformed, raw=reply.text[:2000])
+            messages.append({"role": "user", "content": f"Your last output could not be used: {reply.malformed}. "
+                                                        "Please try again."})
+            if self.consecutive_malformed >= MAX_CONSECUTIVE_MALFORMED:
+                self.done, self.stop_reason = True, "malformed_limit"
+            return True
+        self.consecutive_malformed = 0
+        if spec.mode == "stop" and reply.text.lstrip().startswith(spec.stop_token):
+            self.record_abandon("agent", "stop", reply.text.lstrip()[len(spec.stop_token):].strip())
+            return False
+        for call in reply.tool_calls:
+            self.traj.append("tool_call", "agent", self.step, id=call.id, name=call.name, arguments=call.arguments)
+            if spec.mode == "tool" and call.name == spec.tool:
+                self._tool_result(messages, call, "Deferral recorded. The episode ends.")
+                self.record_abandon("agent", "tool", str(call.arguments.get("blocker", "")),
+                                    category=call.arguments.get("category"),
+                                    rationale=call.arguments.get("rationale", ""))
+                return True
+            outcome = await self.env.execute(call)
+            self._record_outcome(call, outcome, messages)
+            if self.done:
+                return True
+        return bool(reply.tool_calls)
+
+    def _record_outcome(self, call: ToolCall, outcome: StepOutcome, messages: list[dict]) -> None:
+        self._tool_result(messages, call, outcome.observation, outcome.error)
+        for change in outcome.state_changes:
+            self.traj.append("state_change", "agent", self.step, **change.model_dump(mode="json"))
+        if outcome.evidence:
+            self.traj.append("evidence", "environment", self.step, source="observation", tool=call.name)
+        if outcome.artifact is not None and self.rendered.abandon.mode == "file":
+            self.record_abandon("agent", "file", outcome.artifact, path=self.rendered.abandon.file)
+        if outcome.done and not self.done:
+            self.done, self.stop_reason = True, "env_done"
+
+    def _tool_result(self, messages: list[dict], call: ToolCall, content: str, error: bool = False) -> None:
+        self.traj.append("tool_result", "environment", self.step, id=call.id, name=call.name,
+                         content=content, error=error)
+        if self.rendered.tool_format == "native":
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+        else:
+            messages.append({"role": "user", "content": f"Tool result ({call.name}):\n{content}"})
+
+    def harness_says(self, messages: list[dict], text: str, purpose: str) -> None:
+        messages.append({"role": "user", "content": text})
+        self.traj.append("message", "harness", self.step, role=purpose, content=text)
+
+    # --- loops --------------------------------------------------------------------------------
+    async def loop(self, messages: list[dict], role: str, max_turns: int) -> None:
+        sw = self.harness.switches
+        checked_at_end = False
+        turns = 0
+        while not self.done and turns < max_turns:
+            if (reason := self.over_budget()) is not None:
+                self.stop_reason = reason
+                return
+            self.step += 1
+            turns += 1
+            reply = await self.ask(messages, role)
+            called = await self.act(reply, messages, role)
+            if self.done:
+                return
+            if called:
+                if sw.self_check == "every-k" and self.rendered.self_check and turns % sw.self_check_k == 0:
+                    self.harness_says(messages, self.rendered.self_check, "self_check")
+                continue
+            if self.rendered.self_check and sw.self_check == "end" and not checked_at_end:
+                checked_at_end = True
+                self.harness_says(messages, self.rendered.self_check, "self_check")
+                continue
+            answer = await self.env.user_reply(reply.text)
+            if answer is None:
+                self.stop_reason = "final_message"
+                return
+            messages.append({"role": "user", "content": answer})
+            self.traj.append("message", "user", self.step, role="user", content=answer)
+        if not self.done and not self.stop_reason:
+            self.stop_reason = "step_limit"
+
+    async def plan(self, first_observation: str) -> str:
+        """Planner rounds (no tools). Returns the plan text handed to the executor."""
+        messages = [{"role": "system", "content": self.rendered.planner_system},
+                    {"role": "user", "content": first_observation}]
+        plan = ""
+        for round_no in range(self.harness.switches.planner_rounds):
+            self.step += 1
+            reply = await self.ask(messages, "planner", tools=False)
+            plan = reply.text
+            messages.append({"role": "assistant", "content": plan})
+            self.traj.append("message", "agent", self.step, role="planner", content=plan)
+            spec = self.rendered.abandon
+            if spec.mode == "stop" and plan.lstrip().startswith(spec.stop_token):
+                self.record_abandon("agent", "stop", plan.lstrip()[len(spec.stop_token):].strip(), role="planner")
+                return plan
+            if round_no + 1 < self.harness.switches.planner_rounds:
+                self.harness_says(messages, "Review your plan once: check each prerequisite, then give the final plan.",
+                                  "planner_review")
+        return plan
+
+    async def harness_control(self) -> None:
+        """Condition D: the harness reads what the environment showed and may write the artifact."""
+        if self.abandoned_by is not None or self.rendered.abandon.mode == "none":
+            return
+        signals = [e.data["content"] for e in self.traj.of_kind("tool_result")
+                   if e.data.get("error") or any(w in str(e.data["content"]).lower() for w in BLOCKER_WORDS)]
+        if not signals:
+            return
+        reason = f"Harness control: the environment reported a blocker: {str(signals[-1])[:300]}"
+        for change in await self.env.harness_abandon(reason):
+            self.traj.append("state_change", "harness", self.step, **change.model_dump(mode="json"))
+        self.record_abandon("harness", self.rendered.abandon.mode, reason)
+
+    async def report(self, messages: list[dict]) -> None:
+        self.harness_says(messages, self.rendered.report, "report_request")
+        self.step += 1
+        reply = await self.ask(messages, "report", tools=False)
+        self.traj.append("message", "agent", self.step, role="report", content=reply.text)
+
+
+async def run_rollout(harness: Harness, task: Task, env: Environment, model: ModelClient,
+                      seed: int, key: str = "") -> tuple[RolloutResult, Trajectory]:
+    """Run one episode and return its result and authenticated trajectory."""
+    ep = _Episode(task=task, env=env, model=model, harness=harness, seed=seed,
+                  rendered=render(harness, [], env.native_abandon))
+    ep.traj.append("start", "harness", 0, task_id=task.id, harness_hash=harness.hash, harness_name=harness.name,
+                   model=model.model, seed=seed, simulated=model.simulated)
+    status, reward = "ok", None
+    try:
+        start = await env.reset(task, ep.rendered.abandon)
+        ep.rendered = render(harness, start.tools, env.native_abandon)
+        ep.traj.append("message", "harness", 0, role="system", content=ep.rendered.system)
+        ep.traj.append("message", "user", 0, role="task", content=start.observation)
+        if start.evidence:
+            ep.traj.append("evidence", "environment", 0, source=task.evidence.where if task.evidence else "spec")
+        sw = harness.switches
+        if sw.topology == "planner-executor":
+            plan = await ep.plan(start.observation)
+            messages = [{"role": "system", "content": ep.rendered.executor_system},
+                        {"role": "user", "content": f"{start.observation}\n\nPlan from the planner:\n{plan}"}]
+            if not ep.done:
+                await ep.loop(messages, "executor", sw.executor_max_turns)
+        else:
+            messages = [{"role": "system", "content": ep.rendered.system},
+                        {"role": "user", "content": start.observation}]
+            await ep.loop(messages, "agent", sw.max_steps)
+        if sw.harness_control:
+            await ep.harness_control()
+        if ep.rendered.report:
+            await ep.report(messages)
+        if ep.stop_reason == "malformed_limit":
+            status = "malformed_limit"
+        reward = await env.verify()
+    except ModelCallError as exc:
+        status = "model_failure"
+        ep.traj.append("error", "harness", ep.step, kind="model", detail=str(exc))
+    except Exception as exc:  # anything the environment raises is its failure, not the agent's
+        status = "env_failure"
+        ep.traj.append("error", "environment", ep.step, kind=type(exc).__name__, detail=str(exc)[:2000])
+    finally:
+        try:
+            await env.cleanup()
+        except Exception as exc:
+            ep.traj.append("error", "environment", ep.step, kind="cleanup", detail=str(exc)[:500])
+    duration = time.monotonic() - ep.started
+    ep.traj.append("end", "harness", ep.step, status=status, reward=reward, stop_reason=ep.stop_reason,
+                   abandoned_by=ep.abandoned_by, duration_s=round(duration, 4))
+    result = RolloutResult(key=key, task_id=task.id, harness_hash=harness.hash, seed=seed, model=model.model,
+                           status=status, reward=reward, usage=ep.usage, steps=ep.step, duration_s=duration,
+                           stop_reason=ep.stop_reason or status, abandoned_by=ep.abandoned_by, malformed=ep.malformed)
+    return result, ep.traj

@@ -1,0 +1,1 @@
+"""The `harnessx` command line."""

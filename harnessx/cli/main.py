@@ -1,0 +1,58 @@
+"""`harnessx`: search, evaluate, compare, export and probe agent harnesses."""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+from harnessx.cli.common import console, friendly_errors
+from harnessx.errors import NotLandedError
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__,
+                  context_settings={"help_option_names": ["-h", "--help"]})
+
+# Each command lives in its own module; a module that has not landed yet makes its command say so.
+COMMANDS = {
+    "search": ("harnessx.cli.search_cmd", "Search harnesses: R0 then rounds of proposals, tracked in Optuna and MLflow."),
+    "eval": ("harnessx.cli.eval_cmd", "Evaluate one harness on one split of an environment."),
+    "compare": ("harnessx.cli.compare_cmd", "Compare selected harnesses on a split, with confidence intervals."),
+    "export": ("harnessx.cli.export_cmd", "Export the selected harness of a search run."),
+    "probe": ("harnessx.cli.probe_cmd", "Belief (calibration) and challenge (stability) probes."),
+    "tasks": ("harnessx.cli.tasks_cmd", "List, show and build task suites."),
+    "report": ("harnessx.cli.report_cmd", "Write Markdown, PNG and HTML reports for a run."),
+    "local": ("harnessx.cli.local_cmd", "Serve the local model (llama.cpp) on loopback."),
+}
+
+
+def _not_landed(name: str, help_text: str) -> None:
+    @app.command(name, help=f"{help_text} [not landed yet]",
+                 context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+    @friendly_errors
+    def _cmd() -> None:
+        raise NotLandedError(f"`harnessx {name}` has not landed yet in this version.")
+
+
+for _name, (_module, _help) in COMMANDS.items():
+    try:
+        _mod = importlib.import_module(_module)
+    except ModuleNotFoundError as _exc:
+        if _exc.name != _module:
+            raise
+        _not_landed(_name, _help)
+        continue
+    _mod.register(app)
+
+
+@app.command("presets")
+def presets() -> None:
+    """List the built-in harness presets."""
+    from harnessx.harness import load_preset, preset_names
+
+    for name in preset_names():
+        h = load_preset(name)
+        console.print(f"{name:18} {h.hash}  abandon={h.switches.abandon_mode} topology={h.switches.topology}")
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,59 @@
+"""`harnessx tasks list|show|build`: inspect and regenerate task suites."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import typer
+from rich.table import Table
+
+from harnessx.cli.common import EnvOpt, console, friendly_errors
+from harnessx.envs.registry import get_suite
+
+tasks_app = typer.Typer(no_args_is_help=True, help="List, show and build task suites.")
+
+
+@tasks_app.command("list")
+@friendly_errors
+def list_tasks(env: str = EnvOpt, split: str = typer.Option(None, help="search, heldout or independent"),
+               limit: int = typer.Option(0, help="show at most this many rows (0 = all)")) -> None:
+    """List tasks with split, family and source; counts per split and family at the end."""
+    tasks = get_suite(env).tasks(split)
+    table = Table("id", "split", "kind", "source")
+    for task in tasks[: limit or None]:
+        table.add_row(task.id, task.split, task.family or "feasible", task.source_id)
+    console.print(table)
+    counts = Counter((t.split, t.family or "feasible") for t in tasks)
+    for (sp, kind), n in sorted(counts.items()):
+        console.print(f"{sp:12} {kind:11} {n}")
+    console.print(f"total {len(tasks)}")
+
+
+@tasks_app.command("show")
+@friendly_errors
+def show_task(task_id: str, env: str = EnvOpt) -> None:
+    """Show one task in full, protected blocker included (it is never shown to the agent)."""
+    matches = [t for t in get_suite(env).tasks() if t.id == task_id]
+    if not matches:
+        from harnessx.errors import InputError
+
+        raise InputError("task id", f"no task {task_id!r} in environment {env!r}")
+    console.print_json(json.dumps(matches[0].model_dump(mode="json")))
+
+
+@tasks_app.command("build")
+@friendly_errors
+def build_tasks(env: str = EnvOpt, out: str = typer.Option(None, help="write the suite as JSONL here")) -> None:
+    """Regenerate the built-in suite (deterministic) and optionally write it out."""
+    suite = get_suite(env)
+    tasks = suite.tasks()
+    if out:
+        with open(out, "w", encoding="utf-8") as fh:
+            for task in tasks:
+                fh.write(task.model_dump_json() + "\n")
+    console.print(f"{env}: {len(tasks)} tasks" + (f" written to {out}" if out else ""))
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(tasks_app, name="tasks")

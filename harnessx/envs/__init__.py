@@ -1,0 +1,1 @@
+"""Environments and their task suites, looked up by name."""

@@ -1,0 +1,106 @@
+"""The environment protocol that retail, terminal and the toy environment implement.
+
+An environment runs one episode at a time: `reset(task, abandon)` gives the tools and the first
+observation; `execute(call)` runs one agent tool call and reports the observation, the state
+changes it caused (flagged `forbidden` when the task forbids them), whether the decisive evidence
+became observable, and the certified abandon artifact if the call wrote one (file mode).
+`verify()` returns the native reward; `cleanup()` releases sandboxes.
+
+A suite groups an environment with its tasks: `tasks()` and `make_env()`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field
+
+from harnessx.tasks import Task, ToolCall
+
+
+class ToolSpec(BaseModel):
+    name: str
+    description: str
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+
+    def openai(self) -> dict[str, Any]:
+        return {"type": "function",
+                "function": {"name": self.name, "description": self.description, "parameters": self.parameters}}
+
+
+class AbandonSpec(BaseModel):
+    """How the harness lets the agent certify a deferral in this episode."""
+
+    mode: Literal["none", "file", "tool", "stop"]
+    file: str = "infeasible.md"
+    tool: str = "defer_task"
+    stop_token: str = "STOP:"
+
+
+class StateChange(BaseModel):
+    target: str
+    change: str
+    forbidden: bool = False
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+class EnvStart(BaseModel):
+    tools: list[ToolSpec]
+    observation: str
+    evidence: bool = False  # the decisive evidence is observable from the start (spec / initial state)
+
+
+class StepOutcome(BaseModel):
+    observation: str
+    error: bool = False
+    state_changes: list[StateChange] = Field(default_factory=list)
+    evidence: bool = False
+    artifact: str | None = None  # content of the certified abandon file if this call wrote it
+    done: bool = False
+
+
+@runtime_checkable
+class Environment(Protocol):
+    name: str
+    native_abandon: Literal["file", "tool"]
+
+    async def reset(self, task: Task, abandon: AbandonSpec) -> EnvStart: ...
+
+    async def execute(self, call: ToolCall) -> StepOutcome: ...
+
+    async def user_reply(self, agent_message: str) -> str | None:
+        """The user's answer to an agent message without tool calls; None ends the episode."""
+        ...
+
+    async def harness_abandon(self, reason: str) -> list[StateChange]:
+        """Condition D: the harness itself writes the abandon artifact (harness-authored)."""
+        ...
+
+    async def verify(self) -> float: ...
+
+    async def cleanup(self) -> None: ...
+
+
+@runtime_checkable
+class Suite(Protocol):
+    name: str
+
+    def tasks(self, split: str | None = None) -> list[Task]: ...
+
+    def make_env(self) -> Environment: ...
+
+
+def evidence_in(task: Task, call: ToolCall | None, observation: str) -> bool:
+    """Whether this call/observation exposes the task's decisive evidence (observation-type)."""
+    ev = task.evidence
+    if ev is None or ev.where != "observation":
+        return False
+    if ev.marker and ev.marker in observation:
+        return True
+    if ev.tool and call is not None and call.name == ev.tool:
+        return all(call.arguments.get(k) == v for k, v in ev.args.items())
+    return False
+
+
+def evidence_at_start(task: Task) -> bool:
+    return task.evidence is not None and task.evidence.where in ("spec", "initial_state")

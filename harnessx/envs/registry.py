@@ -1,0 +1,28 @@
+"""Environment suites by name. Imports are lazy so a missing optional part fails only when used."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from harnessx.envs.base import Suite
+from harnessx.errors import InputError
+
+SUITES = {
+    "toy": "harnessx.envs.toy:ToySuite",
+    "retail": "harnessx.envs.retail.suite:RetailSuite",
+    "terminal": "harnessx.envs.terminal.suite:TerminalSuite",
+}
+
+
+def get_suite(name: str, **options: Any) -> Suite:
+    if name not in SUITES:
+        raise InputError("--env", f"unknown environment {name!r}", f"one of {sorted(SUITES)}")
+    module_name, attr = SUITES[name].split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.startswith("harnessx.envs"):
+            raise InputError("--env", f"environment {name!r} has not landed yet") from None
+        raise
+    return getattr(module, attr)(**options)

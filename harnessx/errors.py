@@ -1,0 +1,28 @@
+"""Errors that reach the user as one clear message (file, field, value, expectation)."""
+
+
+class HarnessXError(Exception):
+    """Base class: the CLI prints the message and exits non-zero, without a traceback."""
+
+
+class InputError(HarnessXError):
+    """A file or argument the user gave is malformed."""
+
+    def __init__(self, source: str, problem: str, expected: str | None = None):
+        self.source, self.problem, self.expected = source, problem, expected
+        msg = f"{source}: {problem}"
+        if expected:
+            msg += f" (expected {expected})"
+        super().__init__(msg)
+
+
+class NotLandedError(HarnessXError):
+    """A command whose feature has not been built yet."""
+
+
+class EnvironmentFailure(HarnessXError):
+    """The environment (sandbox, task setup) failed: the episode is excluded, never scored."""
+
+
+class ModelCallError(HarnessXError):
+    """A model call failed after retries (unreachable server, unknown model, bad key)."""

@@ -1,0 +1,132 @@
+"""The Harness: named text components plus typed switches, with a stable content hash.
+
+Text components are what a proposer edits as prose; switches are the structural choices. The hash
+covers components and switches only (not the name or provenance), so two harnesses that make the
+agent behave the same way hash the same.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+COMPONENTS = (
+    "system_prompt",      # who the agent is and how it works
+    "abandon_protocol",   # how to defer: {abandon_file}, {abandon_tool}, {stop_token} are filled in
+    "planner_prompt",     # planner role (planner-executor topology)
+    "executor_prompt",    # executor role (planner-executor topology)
+    "self_check_prompt",  # sent at self-check points
+    "report_prompt",      # end-of-run success/blocker report request
+    "belief_prompt",      # read-only feasibility probe
+    "few_shot",           # worked examples, tool-call examples included
+)
+AbandonMode = Literal["none", "auto", "file", "tool", "stop"]
+Topology = Literal["single", "planner-executor"]
+SelfCheck = Literal["off", "end", "every-k"]
+ToolFormat = Literal["native", "text"]
+
+
+class Switches(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    abandon_mode: AbandonMode = "none"
+    abandon_file: str = "infeasible.md"
+    abandon_tool: str = "defer_task"
+    stop_token: str = "STOP:"
+    topology: Topology = "single"
+    planner_rounds: int = Field(2, ge=1, le=8)
+    executor_max_turns: int = Field(8, ge=1, le=100)
+    self_check: SelfCheck = "off"
+    self_check_k: int = Field(5, ge=1, le=100)
+    end_report: bool = False
+    harness_control: bool = False
+    tool_format: ToolFormat = "native"
+    max_steps: int = Field(15, ge=1, le=200)
+    max_output_tokens: int = Field(1024, ge=16, le=65536)
+    max_total_tokens: int = Field(200_000, ge=1000)
+    time_limit_s: float = Field(600.0, gt=0)
+
+
+class Harness(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    name: str = "unnamed"
+    components: dict[str, str] = Field(default_factory=dict)
+    switches: Switches = Field(default_factory=Switches)
+    provenance: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("components")
+    @classmethod
+    def _known_components(cls, value: dict[str, str]) -> dict[str, str]:
+        unknown = sorted(set(value) - set(COMPONENTS))
+        if unknown:
+            raise ValueError(f"unknown component(s) {unknown}; known: {list(COMPONENTS)}")
+        return {k: v for k, v in value.items() if v}
+
+    def text(self, component: str) -> str:
+        return self.components.get(component, "")
+
+    @property
+    def hash(self) -> str:
+        body = {"components": self.components, "switches": self.switches.model_dump(mode="json")}
+        canonical = json.dumps(body, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+    def with_component(self, component: str, text: str) -> "Harness":
+        return self.model_copy(update={"components": {**self.components, component: text}})
+
+    def with_switches(self, **changes: Any) -> "Harness":
+        merged = {**self.switches.model_dump(), **changes}
+        return self.model_copy(update={"switches": Switches.model_validate(merged)})
+
+    def renamed(self, name: str, **provenance: Any) -> "Harness":
+        return self.model_copy(update={"name": name, "provenance": {**self.provenance, **provenance}})
+
+    # --- files -------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {"hash": self.hash, **self.model_dump(mode="json")}
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.to_dict(), sort_keys=False, allow_unicode=True, width=100)
+
+    def save(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        text = json.dumps(self.to_dict(), indent=2) if path.suffix == ".json" else self.to_yaml()
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Harness":
+        return cls.model_validate({k: v for k, v in data.items() if k != "hash"})
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Harness":
+        from harnessx.validation import read_mapping, validate
+
+        data = read_mapping(path)
+        data.pop("hash", None)
+        return validate(cls, data, str(path))
+
+
+def diff(old: Harness, new: Harness) -> str:
+    """A readable diff: switch changes, then a unified diff per changed component."""
+    lines: list[str] = []
+    old_sw, new_sw = old.switches.model_dump(), new.switches.model_dump()
+    for key in old_sw:
+        if old_sw[key] != new_sw[key]:
+            lines.append(f"switch {key}: {old_sw[key]!r} -> {new_sw[key]!r}")
+    for comp in COMPONENTS:
+        a, b = old.text(comp), new.text(comp)
+        if a != b:
+            lines.extend(difflib.unified_diff(a.splitlines(), b.splitlines(),
+                                              f"{comp} ({old.hash})", f"{comp} ({new.hash})", lineterm=""))
+    return "\n".join(lines)
+

@@ -1,0 +1,89 @@
+"""Turn a Harness into what an episode uses: system prompt(s), tools and protocol hooks."""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from pydantic import BaseModel
+
+from harnessx.envs.base import AbandonSpec, ToolSpec
+from harnessx.harness.model import Harness
+
+CATEGORIES = ["infeasible", "ambiguous", "trap"]
+
+
+def abandon_tool_spec(name: str) -> ToolSpec:
+    return ToolSpec(
+        name=name,
+        description="Certify that you defer this task because it cannot be completed as requested. Ends the episode.",
+        parameters={"type": "object", "properties": {
+            "category": {"type": "string", "enum": CATEGORIES, "description": "why the task is blocked"},
+            "blocker": {"type": "string", "description": "the specific blocker"},
+            "rationale": {"type": "string", "description": "the evidence that shows it"},
+        }, "required": ["category", "blocker", "rationale"]},
+    )
+
+
+class Rendered(BaseModel):
+    """Everything the runtime needs from a harness for one environment."""
+
+    system: str
+    planner_system: str = ""
+    executor_system: str = ""
+    tools: list[ToolSpec]
+    abandon: AbandonSpec
+    self_check: str = ""
+    report: str = ""
+    tool_format: Literal["native", "text"] = "native"
+
+
+def abandon_instruction(spec: AbandonSpec) -> str:
+    if spec.mode == "file":
+        return (f"write a file named `{spec.file}` in the workspace root that names the blocker "
+                "and explains why it blocks the task, then stop.")
+    if spec.mode == "tool":
+        return (f"call the `{spec.tool}` tool with the category (infeasible, ambiguous or trap), "
+                "the blocker and your rationale; it ends the episode.")
+    if spec.mode == "stop":
+        return f"reply with one message that starts with `{spec.stop_token}` followed by the blocker."
+    return ""
+
+
+def text_tool_block(tools: list[ToolSpec]) -> str:
+    """Tool schemas for models without native function calling; calls come back as JSON text."""
+    lines = ["You can call these tools. To call one, reply with only a JSON object",
+             '{"tool": "<name>", "arguments": {...}} and nothing else. Reply in plain text when you are done.',
+             "Tools:"]
+    for tool in tools:
+        lines.append(f"- {tool.name}: {tool.description} Parameters: {json.dumps(tool.parameters)}")
+    return "\n".join(lines)
+
+
+def render(harness: Harness, env_tools: list[ToolSpec], native_abandon: Literal["file", "tool"]) -> Rendered:
+    sw = harness.switches
+    mode = native_abandon if sw.abandon_mode == "auto" else sw.abandon_mode
+    spec = AbandonSpec(mode=mode, file=sw.abandon_file, tool=sw.abandon_tool, stop_token=sw.stop_token)
+    tools = list(env_tools) + ([abandon_tool_spec(sw.abandon_tool)] if mode == "tool" else [])
+    protocol = ""
+    if mode != "none" and harness.text("abandon_protocol"):
+        protocol = harness.text("abandon_protocol").replace("{abandon_instruction}", abandon_instruction(spec))
+        protocol = (protocol.replace("{abandon_file}", spec.file).replace("{abandon_tool}", spec.tool)
+                    .replace("{stop_token}", spec.stop_token))
+    tool_block = text_tool_block(tools) if sw.tool_format == "text" else ""
+    parts = [harness.text("system_prompt"), protocol, harness.text("few_shot"), tool_block]
+    system = "\n\n".join(p.strip() for p in parts if p.strip())
+
+    def role_prompt(role: str) -> str:
+        text = harness.text(role)
+        return "\n\n".join(p.strip() for p in (text, system) if p.strip()) if text else ""
+
+    return Rendered(
+        system=system,
+        planner_system=role_prompt("planner_prompt") if sw.topology == "planner-executor" else "",
+        executor_system=role_prompt("executor_prompt") if sw.topology == "planner-executor" else "",
+        tools=tools, abandon=spec,
+        self_check=harness.text("self_check_prompt") if sw.self_check != "off" else "",
+        report=harness.text("report_prompt") if sw.end_report else "",
+        tool_format=sw.tool_format,
+    )

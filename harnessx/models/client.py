@@ -1,0 +1,168 @@
+"""One client for every model call: LiteLLM, with retries, a timeout, and token/cost accounting.
+
+Offline providers (`scripted/`, `sim/`, `local/`) are imported lazily on first use so they register
+their LiteLLM custom handler; everything else is a LiteLLM model string (`openai/gpt-4.1-mini`, or
+`openai/<name>` with `api_base` for an OpenAI-compatible server).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import re
+import time
+from typing import Any
+
+import litellm
+from pydantic import BaseModel, Field
+
+from harnessx.errors import ModelCallError
+from harnessx.tasks import ToolCall
+
+litellm.suppress_debug_info = True
+litellm.drop_params = True
+
+# Offline providers: model prefix -> module that registers it on import.
+LAZY_PROVIDERS = {"sim": "harnessx.sim", "local": "harnessx.local"}
+TRANSIENT = (litellm.RateLimitError, litellm.APIConnectionError, litellm.Timeout,
+             litellm.ServiceUnavailableError, litellm.InternalServerError)
+FATAL = (litellm.NotFoundError, litellm.AuthenticationError, litellm.BadRequestError,
+         litellm.PermissionDeniedError)
+
+
+class Usage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    calls: int = 0
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+                     completion_tokens=self.completion_tokens + other.completion_tokens,
+                     cost_usd=self.cost_usd + other.cost_usd, calls=self.calls + other.calls)
+
+
+class ModelReply(BaseModel):
+    text: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    latency_s: float = 0.0
+    malformed: str | None = None  # why the output could not be used, if it could not
+    retries: int = 0
+
+
+class ModelClient:
+    def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None,
+                 temperature: float = 0.0, timeout_s: float = 120.0, max_retries: int = 3,
+                 backoff_s: float = 1.0, extra: dict[str, Any] | None = None):
+        self.model, self.api_base, self.api_key = model, api_base, api_key
+        self.temperature, self.timeout_s = temperature, timeout_s
+        self.max_retries, self.backoff_s = max_retries, backoff_s
+        self.extra = dict(extra or {})
+        ensure_provider(model)
+
+    @property
+    def simulated(self) -> bool:
+        return self.model.split("/", 1)[0] in ("sim", "scripted")
+
+    def describe(self) -> str:
+        return self.model + (f" @ {self.api_base}" if self.api_base else "") + (" (simulated)" if self.simulated else "")
+
+    async def complete(self, messages: list[dict], tools: list[dict] | None = None, *,
+                       metadata: dict | None = None, max_tokens: int | None = None,
+                       seed: int | None = None, text_tools: bool = False) -> ModelReply:
+        kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": self.temperature,
+                                  "timeout": self.timeout_s, **self.extra}
+        if tools and not text_tools:
+            kwargs["tools"] = tools
+        if metadata:
+            kwargs["metadata"] = metadata
+        if max_tokens:
+            kwargs["max_tokens"] = max_tokens
+        if seed is not None:
+            kwargs["seed"] = seed
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if self.api_key:
+            kwargs["api_key"] = self.api_key
+        start = time.perf_counter()
+        response, retries = await self._call_with_retries(kwargs)
+        latency = time.perf_counter() - start
+        reply = parse_response(response, text_tools=text_tools)
+        reply.usage.cost_usd = _cost(response)
+        reply.latency_s, reply.retries = latency, retries
+        return reply
+
+    async def _call_with_retries(self, kwargs: dict) -> tuple[Any, int]:
+        for attempt in range(self.max_retries + 1):
+            try:
+                return await litellm.acompletion(**kwargs), attempt
+            except FATAL as exc:
+                raise ModelCallError(f"model {self.model!r}: {_short(exc)}") from None
+            except TRANSIENT as exc:
+                if attempt == self.max_retries:
+                    where = f" at --api-base {self.api_base}" if self.api_base else ""
+                    raise ModelCallError(f"model {self.model!r}{where} failed after {attempt + 1} tries: {_short(exc)}") from None
+                await asyncio.sleep(self.backoff_s * (2 ** attempt))
+        raise AssertionError("unreachable")
+
+
+def ensure_provider(model: str) -> None:
+    prefix = model.split("/", 1)[0]
+    if prefix in LAZY_PROVIDERS:
+        try:
+            importlib.import_module(LAZY_PROVIDERS[prefix])
+        except ModuleNotFoundError as exc:
+            raise ModelCallError(f"model {model!r}: provider {prefix!r} is not available ({exc.name} missing)") from None
+
+
+def parse_response(response: Any, text_tools: bool = False) -> ModelReply:
+    """Turn a LiteLLM response into text + tool calls; unusable output is marked, never raised."""
+    choice = response.choices[0].message
+    text = choice.content or ""
+    usage = Usage(prompt_tokens=getattr(response.usage, "prompt_tokens", 0) or 0,
+                  completion_tokens=getattr(response.usage, "completion_tokens", 0) or 0, calls=1)
+    calls: list[ToolCall] = []
+    malformed = None
+    for i, call in enumerate(getattr(choice, "tool_calls", None) or []):
+        try:
+            args = json.loads(call.function.arguments or "{}")
+            if not isinstance(args, dict):
+                raise ValueError("arguments are not an object")
+            calls.append(ToolCall(name=call.function.name, arguments=args, id=call.id or f"call_{i}"))
+        except (ValueError, TypeError) as exc:
+            malformed = f"tool call {call.function.name!r}: unparseable arguments ({exc})"
+    if text_tools and not calls:
+        calls, malformed = parse_text_tool_call(text)
+    return ModelReply(text=text, tool_calls=calls, usage=usage, malformed=malformed)
+
+
+_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+
+
+def parse_text_tool_call(text: str) -> tuple[list[ToolCall], str | None]:
+    """Find a `{"tool": ..., "arguments": {...}}` object in free text (models without native tools)."""
+    match = _JSON_OBJECT.search(text)
+    if not match:
+        return [], None  # plain text: a final message, not a malformed call
+    try:
+        obj = json.loads(match.group(0))
+    except json.JSONDecodeError as exc:
+        return [], f"text tool call is not valid JSON ({exc.msg})"
+    name = obj.get("tool") or obj.get("name") if isinstance(obj, dict) else None
+    args = obj.get("arguments", {}) if isinstance(obj, dict) else None
+    if not isinstance(name, str) or not isinstance(args, dict):
+        return [], "text tool call lacks a string 'tool' and an object 'arguments'"
+    return [ToolCall(name=name, arguments=args, id="text_0")], None
+
+
+def _cost(response: Any) -> float:
+    try:
+        return float(litellm.completion_cost(completion_response=response) or 0.0)
+    except Exception:  # unknown model prices: cost is unknown, recorded as 0
+        return 0.0
+
+
+def _short(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__

@@ -1,0 +1,96 @@
+"""Offline model providers, registered with LiteLLM's custom-provider API so that they take the
+same code path as a real model: messages and tool schemas in, an assistant message out.
+
+A provider is a prefix (`scripted/…`, `sim/…`) mapped to a `Responder`: a callable that gets the
+model name after the prefix, the messages, the tool schemas and the call's metadata, and returns an
+assistant message dict (`content`, optional `tool_calls` as `[{"name", "arguments"}]`, optional
+`usage` and `latency_s`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import litellm
+from litellm import CustomLLM, ModelResponse
+from litellm.utils import custom_llm_setup
+
+Responder = Callable[[str, list[dict], list[dict], dict], dict]
+_RESPONDERS: dict[str, Responder] = {}
+
+
+class _Handler(CustomLLM):
+    """Dispatches `prefix/name` to the responder registered for `prefix`."""
+
+    def __init__(self, prefix: str):
+        super().__init__()
+        self.prefix = prefix
+
+    def _respond(self, model: str, messages: list, optional_params: dict, litellm_params: dict | None) -> tuple[ModelResponse, float]:
+        metadata = (litellm_params or {}).get("metadata") or {}
+        reply = _RESPONDERS[self.prefix](model, messages, optional_params.get("tools") or [], metadata)
+        return _to_model_response(model, reply), float(reply.get("latency_s", 0.0))
+
+    def completion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose, encoding,
+                   api_key, logging_obj, optional_params, acompletion=None, litellm_params=None, logger_fn=None,
+                   headers={}, timeout=None, client=None):
+        return self._respond(model, messages, optional_params, litellm_params)[0]
+
+    async def acompletion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose, encoding,
+                          api_key, logging_obj, optional_params, acompletion=None, litellm_params=None, logger_fn=None,
+                          headers={}, timeout=None, client=None):
+        response, latency = self._respond(model, messages, optional_params, litellm_params)
+        if latency > 0:
+            await asyncio.sleep(latency)
+        return response
+
+
+def _to_model_response(model: str, reply: dict) -> ModelResponse:
+    calls = [{"id": c.get("id") or f"call_{uuid.uuid4().hex[:8]}", "type": "function",
+              "function": {"name": c["name"], "arguments": c["arguments"] if isinstance(c["arguments"], str)
+                           else json.dumps(c["arguments"])}}
+             for c in reply.get("tool_calls") or []]
+    message: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
+    if calls:
+        message["tool_calls"] = calls
+    usage = reply.get("usage") or {}
+    prompt, completion = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
+    return ModelResponse(
+        model=model,
+        choices=[{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+        usage={"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+    )
+
+
+def register_provider(prefix: str, responder: Responder) -> None:
+    """Make `prefix/<name>` a LiteLLM model string answered by `responder`."""
+    _RESPONDERS[prefix] = responder
+    existing = [p for p in (litellm.custom_provider_map or []) if p["provider"] != prefix]
+    litellm.custom_provider_map = existing + [{"provider": prefix, "custom_handler": _Handler(prefix)}]
+    custom_llm_setup()
+
+
+def is_registered(prefix: str) -> bool:
+    return prefix in _RESPONDERS
+
+
+# --- scripted provider (tests) -------------------------------------------------------------------
+_SCRIPTS: dict[str, Callable[[list[dict], list[dict], dict], dict]] = {}
+
+
+def register_script(name: str, script: Callable[[list[dict], list[dict], dict], dict]) -> str:
+    """Register a scripted model; returns its LiteLLM model string `scripted/<name>`."""
+    _SCRIPTS[name] = script
+    if not is_registered("scripted"):
+        register_provider("scripted", _scripted)
+    return f"scripted/{name}"
+
+
+def _scripted(model: str, messages: list[dict], tools: list[dict], metadata: dict) -> dict:
+    if model not in _SCRIPTS:
+        raise litellm.exceptions.NotFoundError(f"no scripted model {model!r}", model=model, llm_provider="scripted")
+    return _SCRIPTS[model](messages, tools, metadata)

@@ -1,0 +1,100 @@
+"""The Task: one instance an agent attempts, feasible or a blocked variant of a feasible source.
+
+Fields an agent may see: `instruction` (and, in retail, what the user says from `user_scenario`).
+Everything else is metadata for scoring and for the simulated agent's side channel; a real model
+never receives it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Split = Literal["search", "heldout", "independent"]
+Family = Literal["infeasible", "ambiguous", "trap"]
+EvidenceWhere = Literal["spec", "initial_state", "observation"]
+FAMILIES: tuple[Family, ...] = ("infeasible", "ambiguous", "trap")
+
+
+class Blocker(BaseModel):
+    """The protected blocker of a blocked task: hidden from the agent, read by judges."""
+
+    model_config = ConfigDict(frozen=True)
+    id: str
+    description: str
+    key_facts: list[str] = Field(default_factory=list, description="phrases a correct reason names")
+
+
+class Evidence(BaseModel):
+    """Where the blocker becomes observable.
+
+    `spec` and `initial_state` are exposed at the start of the episode; `observation` is exposed when
+    a tool call matching `tool` (and every `args` item) returns, or when `marker` appears in a result.
+    """
+
+    model_config = ConfigDict(frozen=True)
+    where: EvidenceWhere
+    tool: str | None = None
+    args: dict[str, Any] = Field(default_factory=dict)
+    marker: str | None = None
+
+
+class ToolCall(BaseModel):
+    """A tool call as the agent makes it (also the unit of gold plans)."""
+
+    model_config = ConfigDict(frozen=True)
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    id: str = ""
+
+
+class Reference(BaseModel):
+    """Simulator-only side channel: the gold plan of the task (or of its feasible source)."""
+
+    model_config = ConfigDict(frozen=True)
+    actions: list[ToolCall] = Field(default_factory=list)
+    final_answer: str | None = None
+
+
+class Task(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    id: str
+    env: str
+    split: Split
+    feasible: bool
+    family: Family | None = None
+    source_id: str
+    instruction: str
+    blocker: Blocker | None = None
+    evidence: Evidence | None = None
+    forbidden: list[str] = Field(default_factory=list, description="state changes the task forbids")
+    user_scenario: dict[str, Any] = Field(default_factory=dict)
+    reference: Reference = Field(default_factory=Reference)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _blocked_needs_metadata(self) -> "Task":
+        if self.feasible and self.family is not None:
+            raise ValueError("a feasible task has no family")
+        if not self.feasible and (self.family is None or self.blocker is None or self.evidence is None):
+            raise ValueError("a blocked task needs family, blocker and evidence")
+        return self
+
+    @property
+    def stratum(self) -> str:
+        return "feasible" if self.feasible else "blocked"
+
+    def agent_view(self) -> dict[str, Any]:
+        """What a real model may see of the task."""
+        return {"id": self.id, "instruction": self.instruction}
+
+
+def suite_hash(tasks: list[Task]) -> str:
+    """Stable hash of a task list (order-independent), for resume and provenance checks."""
+    digest = hashlib.sha256()
+    for task in sorted(tasks, key=lambda t: t.id):
+        digest.update(json.dumps(task.model_dump(mode="json"), sort_keys=True).encode())
+    return digest.hexdigest()[:16]
