@@ -1,0 +1,21 @@
+"""Shared fixtures. Peer data is read in place from ../shared (never copied into the repo)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """`../shared`; skips when absent, fails instead under HARNESSX_REQUIRE_SHARED=1 (CI)."""
+    if not (SHARED / "data").is_dir():
+        if os.environ.get("HARNESSX_REQUIRE_SHARED") == "1":
+            pytest.fail(f"../shared/data is required (HARNESSX_REQUIRE_SHARED=1) but missing next to {REPO.name}")
+        pytest.skip("../shared/data is absent: peer-data conformance tests skipped")
+    return SHARED
