@@ -26,7 +26,7 @@ EventKind = Literal[
     "abandon",        # certified deferral: mechanism, reason, category
     "model_call",     # input/output tokens, cost, latency, model
     "malformed",      # model output that could not be used
-    "error",          # kind, detail
+    "error",          # error_type, detail
     "end",            # reward, status, reason the loop stopped
 ]
 GENESIS = "0" * 64

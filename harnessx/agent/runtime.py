@@ -253,15 +253,15 @@ async def run_rollout(harness: Harness, task: Task, env: Environment, model: Mod
         reward = await env.verify()
     except ModelCallError as exc:
         status = "model_failure"
-        ep.traj.append("error", "harness", ep.step, kind="model", detail=str(exc))
+        ep.traj.append("error", "harness", ep.step, error_type="model", detail=str(exc))
     except Exception as exc:  # anything the environment raises is its failure, not the agent's
         status = "env_failure"
-        ep.traj.append("error", "environment", ep.step, kind=type(exc).__name__, detail=str(exc)[:2000])
+        ep.traj.append("error", "environment", ep.step, error_type=type(exc).__name__, detail=str(exc)[:2000])
     finally:
         try:
             await env.cleanup()
         except Exception as exc:
-            ep.traj.append("error", "environment", ep.step, kind="cleanup", detail=str(exc)[:500])
+            ep.traj.append("error", "environment", ep.step, error_type="cleanup", detail=str(exc)[:500])
     duration = time.monotonic() - ep.started
     ep.traj.append("end", "harness", ep.step, status=status, reward=reward, stop_reason=ep.stop_reason,
                    abandoned_by=ep.abandoned_by, duration_s=round(duration, 4))
