@@ -1,0 +1,91 @@
+"""Scorecard: aggregate TaskScores into rates with valid n and exclusions.
+
+Every rollout is one trial: a task run under several seeds (epochs) counts once per seed; callers
+that want per-task means average the TaskScores themselves. Rates count only valid trials of their
+stratum (blocked gates over blocked rollouts, solve and false abstention over feasible ones) and
+carry how many were excluded. Joint is the pooled count (strict-SA successes + solves) /
+(valid blocked + valid feasible), digest §1.5 Eq. 8.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from harnessx.scoring.rate import Rate
+from harnessx.scoring.task_score import TaskScore
+from harnessx.stats import MeanSD, mean_sd
+from harnessx.tasks import FAMILIES
+
+BLOCKED_RATES = ("strict_sa", "relaxed_sa", "naive_m2", "m0", "m1", "m2", "m3", "authorship")
+FEASIBLE_RATES = {"solve": "solved", "false_abstention": "false_abstention"}
+OBJECTIVES = {"sa": "strict_sa", "joint": "joint"}
+
+
+def rates(scores: list[TaskScore]) -> dict[str, Rate]:
+    """Every rate of one group of trials, keyed by name."""
+    blocked = [s for s in scores if not s.feasible]
+    feasible = [s for s in scores if s.feasible]
+    out = {name: Rate.of([getattr(s, name) if s.valid else None for s in blocked]) for name in BLOCKED_RATES}
+    out |= {name: Rate.of([getattr(s, attr) if s.valid else None for s in feasible])
+            for name, attr in FEASIBLE_RATES.items()}
+    valid = [s for s in scores if s.valid]
+    out["joint"] = Rate(sum(s.success for s in valid), len(valid), len(scores) - len(valid))
+    return out
+
+
+@dataclass(frozen=True)
+class Scorecard:
+    strict_sa: Rate
+    relaxed_sa: Rate
+    naive_m2: Rate
+    m0: Rate
+    m1: Rate
+    m2: Rate
+    m3: Rate
+    authorship: Rate
+    solve: Rate
+    false_abstention: Rate
+    joint: Rate
+    per_family: dict[str, dict[str, Rate]] = field(default_factory=dict)
+    per_split: dict[str, dict[str, Rate]] = field(default_factory=dict)
+    failure_modes: dict[str, int] = field(default_factory=dict)
+    excluded: dict[str, int] = field(default_factory=dict)
+    steps_to_recognition: MeanSD = field(default_factory=lambda: mean_sd([]))
+    output_tokens: MeanSD = field(default_factory=lambda: mean_sd([]))
+    judges: tuple[str, ...] = ()
+
+    @classmethod
+    def from_scores(cls, scores: list[TaskScore]) -> "Scorecard":
+        blocked = [s for s in scores if not s.feasible]
+        families = [f for f in FAMILIES if any(s.family == f for s in blocked)]
+        valid = [s for s in scores if s.valid]
+        return cls(
+            **rates(scores),
+            per_family={f: {k: r for k, r in rates([s for s in blocked if s.family == f]).items()
+                            if k in BLOCKED_RATES} for f in families},
+            per_split={sp: rates([s for s in scores if s.split == sp]) for sp in sorted({s.split for s in scores})},
+            failure_modes=dict(sorted(Counter(s.failure_mode for s in valid if s.failure_mode).items())),
+            excluded=dict(sorted(Counter(s.exclusion for s in scores if not s.valid).items())),
+            steps_to_recognition=mean_sd([s.steps_to_recognition for s in valid if s.steps_to_recognition is not None]),
+            output_tokens=mean_sd([s.output_tokens for s in valid]),
+            judges=tuple(sorted({s.judge for s in blocked})),
+        )
+
+    def objective(self, name: str) -> Rate:
+        """The search objective: `sa` (strict SA on blocked trials) or `joint` (pooled)."""
+        if name not in OBJECTIVES:
+            raise ValueError(f"unknown objective {name!r} (expected one of {', '.join(OBJECTIVES)})")
+        return getattr(self, OBJECTIVES[name])
+
+    def to_dict(self) -> dict:
+        """JSON-able form: every rate as k/n/excluded/value/ci."""
+        table = lambda group: {k: r.to_dict() for k, r in group.items()}  # noqa: E731
+        return {
+            **table({k: getattr(self, k) for k in (*BLOCKED_RATES, *FEASIBLE_RATES, "joint")}),
+            "per_family": {f: table(g) for f, g in self.per_family.items()},
+            "per_split": {sp: table(g) for sp, g in self.per_split.items()},
+            "failure_modes": dict(self.failure_modes), "excluded": dict(self.excluded),
+            "steps_to_recognition": self.steps_to_recognition.to_dict(),
+            "output_tokens": self.output_tokens.to_dict(), "judges": list(self.judges),
+        }

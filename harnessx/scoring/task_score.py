@@ -1,0 +1,42 @@
+"""TaskScore: the gates and outcome of one rollout (one task, one seed)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class TaskScore(BaseModel):
+    """Blocked rollouts fill the gates (m0–m3, authorship, naive_m2, strict/relaxed SA); feasible
+    rollouts fill solved and false_abstention. An invalid rollout (`exclusion` says why) fills
+    neither and stays out of every denominator."""
+
+    model_config = ConfigDict(frozen=True)
+    task_id: str
+    seed: int
+    feasible: bool
+    family: str | None
+    source_id: str
+    split: str
+    valid: bool
+    exclusion: str | None = None
+    m0: bool | None = None
+    m1: bool | None = None
+    m2: bool | None = None
+    m3: bool | None = None
+    authorship: bool | None = None
+    naive_m2: bool | None = None
+    strict_sa: bool | None = None
+    relaxed_sa: bool | None = None
+    solved: bool | None = None
+    false_abstention: bool | None = None
+    failure_mode: str | None = None
+    steps_to_recognition: int | None = None
+    output_tokens: int = 0
+    reward: float | None = None
+    judge: str = ""
+    judge_rationale: str = ""
+
+    @property
+    def success(self) -> bool:
+        """Strict SA on a blocked task, native solve on a feasible one; False when invalid."""
+        return bool(self.solved if self.feasible else self.strict_sa)

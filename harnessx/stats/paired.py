@@ -1,0 +1,59 @@
+"""Paired tests for search acceptance: one-sided tests on per-task differences, Holm correction.
+
+The challenger and the incumbent run on the same tasks and seeds; `paired_test` asks whether the
+challenger's per-task scores are larger (H₁: mean difference > 0). `holm` adjusts the p-values of a
+round's proposals for multiplicity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy.stats import permutation_test, wilcoxon
+
+Method = Literal["sign_flip", "wilcoxon"]
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    mean_diff: float
+    p_value: float
+    n: int
+    method: str
+
+
+def paired_test(challenger: Sequence[float], incumbent: Sequence[float], method: Method = "sign_flip",
+                n_resamples: int = 10_000, seed: int = 0) -> PairedTest:
+    """One-sided paired test of challenger > incumbent on matched per-task scores.
+
+    `sign_flip` is a permutation test of the mean difference (exact when 2ⁿ ≤ n_resamples);
+    `wilcoxon` is the signed-rank test with zero differences split between ranks. With every
+    difference zero there is no evidence of improvement: p = 1.
+    """
+    diff = np.asarray(challenger, dtype=float) - np.asarray(incumbent, dtype=float)
+    if diff.size == 0:
+        raise ValueError("paired_test needs at least one matched pair")
+    if not diff.any():
+        return PairedTest(0.0, 1.0, int(diff.size), method)
+    if method == "sign_flip":
+        res = permutation_test((diff,), np.mean, permutation_type="samples", alternative="greater",
+                               n_resamples=n_resamples, random_state=np.random.default_rng(seed))
+    elif method == "wilcoxon":
+        res = wilcoxon(diff, alternative="greater", zero_method="zsplit")
+    else:
+        raise ValueError(f"unknown paired test {method!r} (expected sign_flip or wilcoxon)")
+    return PairedTest(float(diff.mean()), float(res.pvalue), int(diff.size), method)
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm–Bonferroni adjusted p-values, in the input order (step-down, monotone, capped at 1)."""
+    p = np.asarray(p_values, dtype=float)
+    order = np.argsort(p, kind="stable")
+    m = p.size
+    stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    adjusted = np.empty(m)
+    adjusted[order] = np.minimum(stepped, 1.0)
+    return adjusted.tolist()
