@@ -1,0 +1,96 @@
+"""The sandbox interface shared by the bwrap, unshare and docker backends.
+
+A sandbox runs shell commands for one episode with the episode's workspace directories mounted at
+their real paths (`/app`, `/tests`, `/data`, `/logs`, a private `/tmp` and `/root`), the host's
+system directories read-only, no network, and CPU/memory/time limits. Nothing else of the host is
+visible or writable.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from harnessx.errors import EnvironmentFailure
+
+TIMEOUT_EXIT = 124  # what `timeout(1)` returns; reported for commands that ran out of time
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one command: CPUs (CPU-seconds = cpus x wall time), memory, file size."""
+
+    cpus: float = 1.0
+    memory_mb: int = 2048
+    storage_mb: int = 10240
+
+
+@dataclass
+class Layout:
+    """What an episode's sandbox shows: sandbox path -> host directory (read-write), env, limits,
+    and the task's container image (used by the docker backend when it exists locally)."""
+
+    mounts: dict[str, Path]
+    env: dict[str, str] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
+    image: str | None = None
+
+
+@dataclass
+class ExecResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+    timed_out: bool = False
+    duration_s: float = 0.0
+
+
+class Sandbox(Protocol):
+    name: str
+
+    def start(self, layout: Layout) -> None: ...
+
+    def run(self, command: str, timeout: float, cwd: str = "/app") -> ExecResult: ...
+
+    def stop(self) -> None: ...
+
+
+def rlimits(limits: Limits, timeout: float):
+    """A preexec function applying the limits to the sandbox process and everything it starts."""
+    cpu = max(1, int(limits.cpus * timeout) + 1)
+    memory = limits.memory_mb * 1024 * 1024
+    fsize = limits.storage_mb * 1024 * 1024
+
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+
+    return apply
+
+
+def run_process(argv: list[str], timeout: float, limits: Limits, env: dict[str, str] | None = None) -> ExecResult:
+    """Run a sandbox launcher in its own session; on timeout kill the whole process group."""
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True, env=env if env is not None else {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},
+                                preexec_fn=rlimits(limits, timeout))
+    except OSError as exc:
+        raise EnvironmentFailure(f"cannot start sandbox {argv[0]}: {exc}") from None
+    timed_out = False
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+    code = TIMEOUT_EXIT if timed_out else proc.returncode
+    return ExecResult(code, out.decode(errors="replace"), err.decode(errors="replace"), timed_out,
+                      time.monotonic() - started)

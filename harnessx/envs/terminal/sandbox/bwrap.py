@@ -1,0 +1,52 @@
+"""bubblewrap backend: one `bwrap` process per command.
+
+Fresh namespaces (pid, ipc, uts, net: loopback only), all capabilities dropped, an empty root made
+read-only after the host's system directories are bound read-only and the workspace read-write.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+from harnessx.envs.terminal.sandbox import host
+from harnessx.envs.terminal.sandbox.base import ExecResult, Layout, run_process
+from harnessx.errors import EnvironmentFailure
+
+
+class BwrapSandbox:
+    name = "bwrap"
+
+    def __init__(self) -> None:
+        self.binary = shutil.which("bwrap")
+        if self.binary is None:
+            raise EnvironmentFailure("sandbox 'bwrap' is not installed: apt-get install -y bubblewrap "
+                                     "(or choose sandbox='unshare' or 'docker')")
+        self.layout: Layout | None = None
+
+    def start(self, layout: Layout) -> None:
+        self.layout = layout
+
+    def argv(self, command: str, cwd: str) -> list[str]:
+        assert self.layout is not None, "start() first"
+        args = [self.binary, "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net",
+                "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        for d in host.system_dirs():
+            args += ["--ro-bind", d, d]
+        for path, target in host.top_level_entries():
+            args += ["--symlink", target, path] if target else ["--ro-bind", path, path]
+        args += ["--proc", "/proc", "--dev", "/dev"]
+        for target, source in sorted(self.layout.mounts.items()):
+            args += ["--bind", str(source), target]
+        for d in host.interpreter_dirs():
+            args += ["--ro-bind", d, d]
+        args += ["--ro-bind", str(host.toolbin()), host.TOOLBIN, "--remount-ro", "/", "--chdir", cwd, "--clearenv"]
+        for key, value in host.base_env(self.layout.env).items():
+            args += ["--setenv", key, value]
+        return args + ["--", "/bin/bash", "-c", command]
+
+    def run(self, command: str, timeout: float, cwd: str = "/app") -> ExecResult:
+        assert self.layout is not None, "start() first"
+        return run_process(self.argv(command, cwd), timeout, self.layout.limits)
+
+    def stop(self) -> None:
+        self.layout = None

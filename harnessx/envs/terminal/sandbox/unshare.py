@@ -1,0 +1,83 @@
+"""unshare fallback (root only): `unshare` + a mount script + `chroot`, one process per command.
+
+New mount, pid, ipc, uts and net namespaces (loopback only); the new root is a tmpfs holding
+read-only binds of the host's system directories, a minimal /dev, and the workspace read-write. It
+is remounted read-only, and all capabilities are dropped before the command runs.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import tempfile
+
+from harnessx.envs.terminal.sandbox import host
+from harnessx.envs.terminal.sandbox.base import ExecResult, Layout, run_process
+from harnessx.errors import EnvironmentFailure
+
+DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
+
+
+class UnshareSandbox:
+    name = "unshare"
+
+    def __init__(self) -> None:
+        missing = [b for b in ("unshare", "chroot", "setpriv", "mount") if shutil.which(b) is None]
+        if missing:
+            raise EnvironmentFailure(f"sandbox 'unshare' needs {', '.join(missing)}: apt-get install -y util-linux "
+                                     "coreutils (or choose sandbox='bwrap')")
+        if os.geteuid() != 0:
+            raise EnvironmentFailure("sandbox 'unshare' needs root; install bubblewrap (apt-get install -y "
+                                     "bubblewrap) and use sandbox='bwrap'")
+        self.layout: Layout | None = None
+        self.newroot = ""
+
+    def start(self, layout: Layout) -> None:
+        self.layout = layout
+        self.newroot = tempfile.mkdtemp(prefix="harnessx-root-")
+
+    def script(self) -> str:
+        """The mount script run inside the new namespaces; `$1` is the command, `$2` the cwd."""
+        assert self.layout is not None
+        r = shlex.quote(self.newroot)
+        lines = ["set -e", f"mount -t tmpfs -o mode=755 tmpfs {r}"]
+
+        def bind(source: str, target: str, readonly: bool) -> None:
+            t = shlex.quote(self.newroot + target)
+            lines.append(f"mkdir -p {t} && mount --rbind {shlex.quote(source)} {t}")
+            if readonly:
+                lines.append(f"mount -o remount,bind,ro {t}")
+
+        for d in host.system_dirs():
+            bind(d, d, True)
+        for path, target in host.top_level_entries():
+            if target:
+                lines.append(f"ln -s {shlex.quote(target)} {shlex.quote(self.newroot + path)}")
+            else:
+                bind(path, path, True)
+        for target, source in sorted(self.layout.mounts.items()):
+            bind(str(source), target, False)
+        for d in host.interpreter_dirs():
+            bind(d, d, True)
+        bind(str(host.toolbin()), host.TOOLBIN, True)
+        lines += [f"mkdir -p {r}/proc {r}/dev && mount -t proc proc {r}/proc",
+                  f"mount -t tmpfs -o mode=755 tmpfs {r}/dev"]
+        for dev in DEVICES:
+            lines.append(f"touch {r}/dev/{dev} && mount --bind /dev/{dev} {r}/dev/{dev}")
+        lines.append(f"mount -o remount,ro,bind {r}")
+        env = " ".join(shlex.quote(f"{k}={v}") for k, v in host.base_env(self.layout.env).items())
+        lines.append(f'exec chroot {r} /usr/bin/setpriv --bounding-set=-all --inh-caps=-all --no-new-privs '
+                     f'/usr/bin/env -i {env} /bin/bash -c \'cd "$1" && exec /bin/bash -c "$0"\' "$1" "$2"')
+        return "\n".join(lines)
+
+    def run(self, command: str, timeout: float, cwd: str = "/app") -> ExecResult:
+        assert self.layout is not None, "start() first"
+        argv = ["unshare", "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child",
+                "--propagation", "private", "/bin/sh", "-c", self.script(), "sandbox", command, cwd]
+        return run_process(argv, timeout, self.layout.limits)
+
+    def stop(self) -> None:
+        if self.newroot:
+            shutil.rmtree(self.newroot, ignore_errors=True)
+        self.layout, self.newroot = None, ""
