@@ -158,6 +158,9 @@ def parse_text_tool_call(text: str) -> tuple[list[ToolCall], str | None]:
 
 
 def _cost(response: Any) -> float:
+    stamped = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
+    if stamped is not None:
+        return float(stamped)
     try:
         return float(litellm.completion_cost(completion_response=response) or 0.0)
     except Exception:  # unknown model prices: cost is unknown, recorded as 0

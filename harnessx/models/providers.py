@@ -59,18 +59,26 @@ def _to_model_response(model: str, reply: dict) -> ModelResponse:
         message["tool_calls"] = calls
     usage = reply.get("usage") or {}
     prompt, completion = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
-    return ModelResponse(
+    response = ModelResponse(
         model=model,
         choices=[{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
         usage={"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
     )
+    # Offline models cost nothing; stamping the cost spares LiteLLM a price-table lookup per call.
+    response._hidden_params["response_cost"] = 0.0
+    return response
 
 
 def register_provider(prefix: str, responder: Responder) -> None:
     """Make `prefix/<name>` a LiteLLM model string answered by `responder`."""
     _RESPONDERS[prefix] = responder
+    register_handler(prefix, _Handler(prefix))
+
+
+def register_handler(prefix: str, handler: CustomLLM) -> None:
+    """Make `prefix/<name>` a LiteLLM model string served by a LiteLLM custom handler."""
     existing = [p for p in (litellm.custom_provider_map or []) if p["provider"] != prefix]
-    litellm.custom_provider_map = existing + [{"provider": prefix, "custom_handler": _Handler(prefix)}]
+    litellm.custom_provider_map = existing + [{"provider": prefix, "custom_handler": handler}]
     custom_llm_setup()
 
 
