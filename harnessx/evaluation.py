@@ -1,0 +1,50 @@
+"""Evaluate one harness on a task set: rollouts (concurrent, cached) scored into a Scorecard.
+
+This is the inner evaluation that search, `harnessx eval`, `compare` and the probes share.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from harnessx.agent.result import RolloutResult
+from harnessx.agent.runner import ProgressFn, Runner
+from harnessx.harness.model import Harness
+from harnessx.scoring import Judge, Scorecard, TaskScore, score_rollout
+from harnessx.tasks import Task
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    harness: Harness
+    tasks: tuple[Task, ...]
+    seeds: tuple[int, ...]
+    results: tuple[RolloutResult, ...]
+    scores: tuple[TaskScore, ...]
+    scorecard: Scorecard
+
+    def per_task_success(self) -> dict[str, float]:
+        """Mean success (strict SA or solve) per task over valid seeds; tasks with none are absent."""
+        by_task: dict[str, list[float]] = defaultdict(list)
+        for score in self.scores:
+            if score.valid:
+                by_task[score.task_id].append(float(score.success))
+        return {task_id: sum(v) / len(v) for task_id, v in by_task.items()}
+
+    @property
+    def cost_usd(self) -> float:
+        return sum(r.usage.cost_usd for r in self.results if not r.cached)
+
+    @property
+    def tokens(self) -> int:
+        return sum(r.usage.prompt_tokens + r.usage.completion_tokens for r in self.results)
+
+
+async def evaluate(runner: Runner, harness: Harness, tasks: list[Task], seeds: list[int],
+                   judge: Judge | None = None, progress: ProgressFn | None = None) -> Evaluation:
+    results = await runner.run_many(harness, tasks, seeds, progress=progress)
+    by_id = {t.id: t for t in tasks}
+    scores = [score_rollout(by_id[r.task_id], runner.trajectory(r), r, judge) for r in results]
+    return Evaluation(harness=harness, tasks=tuple(tasks), seeds=tuple(seeds), results=tuple(results),
+                      scores=tuple(scores), scorecard=Scorecard.from_scores(scores))
