@@ -23,9 +23,9 @@ from harnessx.trajectory import Trajectory
 ProgressFn = Callable[[RolloutResult], None]
 
 
-def rollout_key(harness: Harness, task: Task, seed: int, model: str) -> str:
+def rollout_key(harness: Harness, task: Task, seed: int, model: str, challenge: str | None = None) -> str:
     task_digest = hashlib.sha256(task.model_dump_json().encode()).hexdigest()[:12]
-    raw = f"{harness.hash}|{task.id}|{task_digest}|{seed}|{model}"
+    raw = f"{harness.hash}|{task.id}|{task_digest}|{seed}|{model}" + (f"|challenge:{challenge}" if challenge else "")
     return hashlib.sha256(raw.encode()).hexdigest()[:24]
 
 
@@ -70,13 +70,13 @@ class Runner:
         self.cache_hits = 0
         self.trajectories: dict[str, Trajectory] = {}  # kept in memory when there is no cache
 
-    async def run_one(self, harness: Harness, task: Task, seed: int) -> RolloutResult:
-        key = rollout_key(harness, task, seed, self.model.model)
+    async def run_one(self, harness: Harness, task: Task, seed: int, challenge: str | None = None) -> RolloutResult:
+        key = rollout_key(harness, task, seed, self.model.model, challenge)
         if self.cache and (hit := self.cache.get(key)) is not None:
             self.cache_hits += 1
             return hit
         async with self._semaphore():
-            result, traj = await run_rollout(harness, task, self.suite.make_env(), self.model, seed, key)
+            result, traj = await run_rollout(harness, task, self.suite.make_env(), self.model, seed, key, challenge)
         self.model_calls += result.usage.calls
         if self.cache and (result.status != "env_failure" or self.cache_failures):
             self.cache.put(result, traj)
@@ -99,11 +99,11 @@ class Runner:
         return self.cache.trajectory(result.key)
 
     async def run_many(self, harness: Harness, tasks: Iterable[Task], seeds: Iterable[int],
-                       progress: ProgressFn | None = None) -> list[RolloutResult]:
+                       progress: ProgressFn | None = None, challenge: str | None = None) -> list[RolloutResult]:
         seeds = list(seeds)
 
         async def one(task: Task, seed: int) -> RolloutResult:
-            result = await self.run_one(harness, task, seed)
+            result = await self.run_one(harness, task, seed, challenge)
             if progress:
                 progress(result)
             return result

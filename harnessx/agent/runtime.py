@@ -22,6 +22,7 @@ from harnessx.tasks import Task, ToolCall
 from harnessx.trajectory import Author, Trajectory
 
 MAX_CONSECUTIVE_MALFORMED = 3
+CHALLENGE_TURNS = 5
 # Words the harness-side control (condition D) reads in observations as signs of a blocker.
 BLOCKER_WORDS = ("error", "not found", "no such", "cannot", "unable", "locked", "missing", "denied",
                  "invalid", "mismatch", "corrupt", "not available", "unavailable")
@@ -211,6 +212,15 @@ class _Episode:
             self.traj.append("state_change", "harness", self.step, **change.model_dump(mode="json"))
         self.record_abandon("harness", self.rendered.abandon.mode, reason)
 
+    async def challenge(self, messages: list[dict], text: str) -> None:
+        """One neutral reconsideration request after the run; the agent may keep or change course."""
+        if messages and messages[-1]["role"] == "assistant" and messages[-1].get("tool_calls"):
+            # the episode ended on a tool call (e.g. the deferral tool): close it before asking
+            messages.append({"role": "user", "content": "(The episode has ended.)"})
+        self.harness_says(messages, text, "challenge")
+        self.done, self.stop_reason = False, ""
+        await self.loop(messages, "agent", CHALLENGE_TURNS)
+
     async def report(self, messages: list[dict]) -> None:
         self.harness_says(messages, self.rendered.report, "report_request")
         self.step += 1
@@ -219,8 +229,13 @@ class _Episode:
 
 
 async def run_rollout(harness: Harness, task: Task, env: Environment, model: ModelClient,
-                      seed: int, key: str = "") -> tuple[RolloutResult, Trajectory]:
-    """Run one episode and return its result and authenticated trajectory."""
+                      seed: int, key: str = "", challenge: str | None = None) -> tuple[RolloutResult, Trajectory]:
+    """Run one episode and return its result and authenticated trajectory.
+
+    With `challenge`, the finished episode gets one more user message (a neutral reconsideration
+    request, recorded as a harness `message` with role `challenge`) and the agent may act again for
+    up to CHALLENGE_TURNS turns; events before that message are the pre-challenge trajectory.
+    """
     ep = _Episode(task=task, env=env, model=model, harness=harness, seed=seed,
                   rendered=render(harness, [], env.native_abandon))
     ep.traj.append("start", "harness", 0, task_id=task.id, harness_hash=harness.hash, harness_name=harness.name,
@@ -248,6 +263,8 @@ async def run_rollout(harness: Harness, task: Task, env: Environment, model: Mod
             await ep.harness_control()
         if ep.rendered.report:
             await ep.report(messages)
+        if challenge:
+            await ep.challenge(messages, challenge)
         if ep.stop_reason == "malformed_limit":
             status = "malformed_limit"
         reward = await env.verify()
