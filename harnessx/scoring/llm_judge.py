@@ -12,7 +12,8 @@ import asyncio
 import hashlib
 import json
 import re
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from functools import cache
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
@@ -130,11 +131,14 @@ def parse_verdict(text: str, n_assessments: int) -> Verdict:
                    reason_matches=answer.reason_matches, rationale=answer.rationale)
 
 
+@cache
+def _judge_loop() -> asyncio.AbstractEventLoop:
+    """One event loop on a daemon thread for every judge call (LiteLLM keeps per-loop state)."""
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, name="harnessx-judge", daemon=True).start()
+    return loop
+
+
 def _run(coro):
     """Run a coroutine from sync code, also when the caller is already inside an event loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+    return asyncio.run_coroutine_threadsafe(coro, _judge_loop()).result()
