@@ -212,12 +212,17 @@ class _Episode:
             self.traj.append("state_change", "harness", self.step, **change.model_dump(mode="json"))
         self.record_abandon("harness", self.rendered.abandon.mode, reason)
 
-    async def challenge(self, messages: list[dict], text: str) -> None:
-        """One neutral reconsideration request after the run; the agent may keep or change course."""
+    async def challenge(self, messages: list[dict], text: str, pre_reward: float | None) -> None:
+        """One neutral reconsideration request after the run; the agent may keep or change course.
+
+        The request's event records `pre_reward`, the native reward at that point (blocked tasks),
+        so the pre-challenge prefix of the trajectory can be scored on its own.
+        """
         if messages and messages[-1]["role"] == "assistant" and messages[-1].get("tool_calls"):
             # the episode ended on a tool call (e.g. the deferral tool): close it before asking
             messages.append({"role": "user", "content": "(The episode has ended.)"})
-        self.harness_says(messages, text, "challenge")
+        messages.append({"role": "user", "content": text})
+        self.traj.append("message", "harness", self.step, role="challenge", content=text, pre_reward=pre_reward)
         self.done, self.stop_reason = False, ""
         await self.loop(messages, "agent", CHALLENGE_TURNS)
 
@@ -264,7 +269,7 @@ async def run_rollout(harness: Harness, task: Task, env: Environment, model: Mod
         if ep.rendered.report:
             await ep.report(messages)
         if challenge:
-            await ep.challenge(messages, challenge)
+            await ep.challenge(messages, challenge, None if task.feasible else await env.verify())
         if ep.stop_reason == "malformed_limit":
             status = "malformed_limit"
         reward = await env.verify()
