@@ -1,0 +1,40 @@
+"""The `calculate` tool: arithmetic over digits, + - * / ( ) . and spaces, rounded to 2 places.
+
+Parsed with Python's own grammar (so syntax errors read as τ²'s do) and evaluated node by node
+with Python's operators (so division and overflow errors match too), without `eval`. Huge
+integer powers are refused instead of computed.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+
+ALLOWED = set("0123456789+-*/(). ")
+MAX_EXPONENT = 10_000
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Pow: operator.pow}
+_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+
+
+def calculate(expression: str) -> str:
+    if not all(char in ALLOWED for char in expression):
+        raise ValueError("Invalid characters in expression")
+    tree = compile(expression.lstrip(" "), "<string>", "eval", ast.PyCF_ONLY_AST)
+    return str(round(float(_value(tree.body)), 2))
+
+
+def _value(node: ast.AST) -> object:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
+        return _UNARY[type(node.op)](_value(node.operand))
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        left, right = _value(node.left), _value(node.right)
+        if isinstance(node.op, ast.Pow) and isinstance(right, (int, float)) and abs(right) > MAX_EXPONENT \
+                and isinstance(left, (int, float)) and abs(left) > 1:
+            raise OverflowError("exponent too large")
+        return _BINARY[type(node.op)](left, right)
+    if isinstance(node, ast.Tuple):
+        return tuple(_value(e) for e in node.elts)
+    raise TypeError(f"unsupported expression: {type(node).__name__}")
