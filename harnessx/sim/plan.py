@@ -1,0 +1,77 @@
+"""The simulated agent's plan for a task, built from the side channel's reference actions.
+
+Proceeding on a blocked task means executing the reference plan (the environment makes it fail or
+marks its writes forbidden). A trap's decisive evidence call is inserted before the first
+state-changing step when the plan does not already make it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+READ_PREFIXES = ("get", "find", "list", "search", "read", "lookup", "look_up", "calculate", "view", "show",
+                 "check", "query", "describe", "inspect", "cat", "ls")
+
+Call = tuple[str, dict]
+
+
+def is_read(name: str) -> bool:
+    return name.lower().startswith(READ_PREFIXES)
+
+
+def matches(call: Call, tool: str | None, args: dict) -> bool:
+    return tool is not None and call[0] == tool and all(call[1].get(k) == v for k, v in args.items())
+
+
+@dataclass(frozen=True)
+class Plan:
+    steps: tuple[Call, ...]
+    evidence_index: int  # index of the step that reveals the evidence; -1: visible from the start
+    leading_reads: int   # read-only steps before the first state-changing one
+
+    @property
+    def writes(self) -> tuple[int, ...]:
+        return tuple(i for i, (name, _) in enumerate(self.steps) if not is_read(name))
+
+
+def build_plan(side: dict) -> Plan:
+    steps: list[Call] = [(a["name"], dict(a.get("arguments") or {})) for a in side["reference"]["actions"]]
+    first_write = next((i for i, (name, _) in enumerate(steps) if not is_read(name)), len(steps))
+    evidence = side.get("evidence") or {}
+    index = -1
+    if evidence.get("where") == "observation":
+        tool, args = evidence.get("tool"), evidence.get("args") or {}
+        index = next((i for i, call in enumerate(steps) if matches(call, tool, args)), -1)
+        if index < 0 and tool:
+            steps.insert(first_write, (tool, dict(args)))
+            index, first_write = first_write, first_write + 1
+        elif index < 0:  # marker only: it shows in some result; assume the first write's
+            index = min(first_write, len(steps) - 1)
+    return Plan(tuple(steps), index, first_write)
+
+
+def evidence_call(side: dict) -> Call | None:
+    """The call that shows the blocker, when the side channel names one."""
+    evidence = side.get("evidence") or {}
+    return (evidence["tool"], dict(evidence.get("args") or {})) if evidence.get("tool") else None
+
+
+def altered(call: Call, pick: float) -> Call:
+    """The same call with one argument slightly wrong (a plausible slip, not garbage)."""
+    name, args = call
+    keys = [k for k, v in args.items() if isinstance(v, (str, int, float, list)) and not isinstance(v, bool)]
+    if not keys:
+        return name, {**args, "note": "draft"}
+    key = keys[int(pick * len(keys)) % len(keys)]
+    return name, {**args, key: _slip(args[key])}
+
+
+def _slip(value):
+    if isinstance(value, list):
+        return value[:-1] + [_slip(value[-1])] if value else ["?"]
+    if isinstance(value, (int, float)):
+        return value + 1
+    if "\n" in value or " && " in value:  # a script: the last command is left out
+        parts = value.rstrip().rsplit("\n" if "\n" in value.rstrip() else " && ", 1)
+        return parts[0]
+    return value[:-1] + ("1" if not value.endswith("1") else "2") if value else "x"

@@ -1,0 +1,93 @@
+"""The LiteLLM custom-provider responder of `sim/<profile>`: one call in, one assistant message out.
+
+It reads the messages, the tool schemas and the side channel `metadata["harnessx"]["sim"]`, derives
+the episode decision (cached per episode key) and returns the next move, with a token count and an
+optional simulated latency.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from functools import lru_cache
+
+from harnessx.sim import policy
+from harnessx.sim.conversation import TEXT_TOOL_MARKER, read, text_tool_names
+from harnessx.sim.cues import active_cues, cue_table, handoff_text, mechanism, shifts
+from harnessx.sim.decision import Decision, decide
+from harnessx.sim.plan import Plan, build_plan
+from harnessx.sim.profile import Profile, load_profile, stable_seed
+
+NO_CHANNEL = "I can only act inside a HarnessX episode (no simulator side channel was sent)."
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def episode_seed(profile: Profile, task_id: str, seed: int, harness_text: str) -> int:
+    """Seed of one episode: profile, task, epoch seed and the harness text it was sent."""
+    return stable_seed(profile.name, profile.digest, cue_table().version, task_id, seed, _digest(harness_text))
+
+
+@lru_cache(maxsize=4096)
+def _plan(side_json: str) -> Plan:
+    return build_plan(json.loads(side_json))
+
+
+@lru_cache(maxsize=8192)
+def _decision(profile_name: str, side_json: str, system: str, handoff: str, seed: int) -> tuple[Decision, dict]:
+    profile = load_profile(profile_name)
+    side = json.loads(side_json)
+    cues = active_cues(system, "system") | active_cues(handoff, "handoff")
+    shift = shifts(cues, profile)
+    key = episode_seed(profile, side["task_id"], seed, system + handoff)
+    return decide(profile, side, _plan(side_json), shift, key), shift
+
+
+def _late_shifts(harness_messages: list[str], profile: Profile) -> dict[str, float]:
+    cues: frozenset[str] = frozenset()
+    for text in harness_messages[-2:]:
+        cues |= active_cues(text, "check") | active_cues(text, "report")
+    return shifts(cues, profile)
+
+
+def respond(model: str, messages: list[dict], tools: list[dict], metadata: dict) -> dict:
+    profile = load_profile(model)
+    hx = (metadata or {}).get("harnessx") or {}
+    side = hx.get("sim")
+    if not side:
+        return {"content": NO_CHANNEL, "usage": {"prompt_tokens": 0, "completion_tokens": 0}}
+    conv = read(messages)
+    side_json = json.dumps(side, sort_keys=True)
+    handoff = handoff_text(conv.first_user)
+    decision, shift = _decision(model, side_json, conv.system, handoff, int(hx.get("seed", 0)))
+    schemas = {t["function"]["name"]: t["function"].get("parameters") or {} for t in tools or []}
+    names = frozenset(schemas) or text_tool_names(conv.system)
+    ctx = policy.Context(profile=profile, side=side, plan=_plan(side_json), decision=decision,
+                         mechanism=mechanism(conv.system, names), conv=conv, shifts=shift,
+                         late_shifts=_late_shifts(conv.harness_messages, profile), tools=schemas)
+    role = hx.get("role", "agent")
+    move = (policy.planner_move if role == "planner" else policy.report_move if role == "report"
+            else policy.agent_move)(ctx)
+    return _reply(move, messages, tools, conv.system, profile, decision, len(conv.calls) + conv.finals)
+
+
+def _reply(move: policy.Move, messages: list[dict], tools: list[dict], system: str, profile: Profile,
+           decision: Decision, turn: int) -> dict:
+    content, calls = move.text, []
+    if move.call is not None:
+        name, args = move.call
+        if tools or TEXT_TOOL_MARKER not in system:
+            calls = [{"name": name, "arguments": args, "id": f"call_{turn}"}]
+        else:
+            content = (content + "\n" if content else "") + json.dumps({"tool": name, "arguments": args})
+    rng = random.Random(decision.seed + turn)
+    tok = profile.tokens
+    prompt_chars = sum(len(str(m.get("content") or "")) for m in messages)
+    out_chars = len(content) + sum(len(json.dumps(c["arguments"])) for c in calls)
+    reasoning = tok.reasoning_mean * rng.lognormvariate(-tok.reasoning_sigma ** 2 / 2, tok.reasoning_sigma)
+    usage = {"prompt_tokens": int(prompt_chars / tok.chars_per_token) + tok.tool_schema_tokens * len(tools or []),
+             "completion_tokens": int(out_chars / tok.chars_per_token + reasoning) + 1}
+    return {"content": content, "tool_calls": calls, "usage": usage, "latency_s": profile.latency.sample(rng)}
