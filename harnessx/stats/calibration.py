@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.stats import mannwhitneyu
+from scipy.stats import rankdata
 
 
 def _arrays(probs: Sequence[float], labels: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -21,7 +21,10 @@ def auroc(scores: Sequence[float], labels: Sequence[int]) -> float:
     pos, neg = s[y == 1], s[y == 0]
     if pos.size == 0 or neg.size == 0:
         return float("nan")
-    return float(mannwhitneyu(pos, neg).statistic / (pos.size * neg.size))
+    # U from average ranks (ties count ½): the same statistic as scipy's mannwhitneyu, without its
+    # p-value, so thousands of bootstrap resamples stay fast
+    u = rankdata(s)[y == 1].sum() - pos.size * (pos.size + 1) / 2
+    return float(u / (pos.size * neg.size))
 
 
 def brier(probs: Sequence[float], labels: Sequence[int]) -> float:
