@@ -6,14 +6,17 @@ import numpy as np
 import pytest
 
 from harnessx.stats import auroc, bootstrap_ci, holm, paired_bootstrap_ci, paired_test
-from harnessx.stats.bootstrap import resample_indices
+from harnessx.stats.bootstrap import cluster_groups, resample_indices
 
 
 def test_cluster_resampling_keeps_pairs_together():
-    rng = np.random.default_rng(0)
+    rng, groups = np.random.default_rng(0), cluster_groups(4, ["a", "a", "b", "b"])
     for _ in range(20):
-        idx = resample_indices(4, rng, ["a", "a", "b", "b"])
+        idx = resample_indices(groups, rng)
         assert len(idx) == 4 and {tuple(idx[:2]), tuple(idx[2:])} <= {(0, 1), (2, 3)}
+    assert [g.tolist() for g in cluster_groups(3)] == [[0], [1], [2]]
+    with pytest.raises(ValueError, match="2 labels for 3 items"):
+        cluster_groups(3, ["a", "b"])
 
 
 def test_cluster_bootstrap_of_a_mean():

@@ -14,14 +14,19 @@ import numpy as np
 Statistic = Callable[[np.ndarray], float]
 
 
-def resample_indices(n: int, rng: np.random.Generator, clusters: Sequence | None = None) -> np.ndarray:
-    """One bootstrap draw of item indices: items i.i.d., or whole clusters i.i.d."""
+def cluster_groups(n: int, clusters: Sequence | None = None) -> list[np.ndarray]:
+    """Item indices per cluster; without clusters every item is its own cluster."""
     if clusters is None:
-        return rng.integers(0, n, size=n)
+        return [np.array([i]) for i in range(n)]
+    if len(clusters) != n:
+        raise ValueError(f"clusters has {len(clusters)} labels for {n} items")
     labels = np.asarray(clusters)
-    groups = [np.flatnonzero(labels == c) for c in np.unique(labels)]
-    picked = rng.integers(0, len(groups), size=len(groups))
-    return np.concatenate([groups[g] for g in picked])
+    return [np.flatnonzero(labels == c) for c in np.unique(labels)]
+
+
+def resample_indices(groups: list[np.ndarray], rng: np.random.Generator) -> np.ndarray:
+    """One bootstrap draw: as many clusters as there are, with replacement, members kept together."""
+    return np.concatenate([groups[g] for g in rng.integers(0, len(groups), size=len(groups))])
 
 
 def bootstrap_ci(statistic: Statistic, n: int, *, clusters: Sequence | None = None, n_resamples: int = 10_000,
@@ -30,10 +35,8 @@ def bootstrap_ci(statistic: Statistic, n: int, *, clusters: Sequence | None = No
 
     Resamples where the statistic is undefined (NaN, e.g. an AUROC with one class) are dropped.
     """
-    if clusters is not None and len(clusters) != n:
-        raise ValueError(f"clusters has {len(clusters)} labels for {n} items")
-    rng = np.random.default_rng(seed)
-    draws = np.array([statistic(resample_indices(n, rng, clusters)) for _ in range(n_resamples)], dtype=float)
+    groups, rng = cluster_groups(n, clusters), np.random.default_rng(seed)
+    draws = np.array([statistic(resample_indices(groups, rng)) for _ in range(n_resamples)], dtype=float)
     draws = draws[np.isfinite(draws)]
     if draws.size == 0:
         raise ValueError("the statistic is undefined on every resample")
