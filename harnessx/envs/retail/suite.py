@@ -87,7 +87,9 @@ class RetailSuite:
         return [t for t in self._tasks if split is None or t.split == split]
 
     def make_env(self) -> RetailEnv:
-        from harnessx.models.client import ModelClient  # LiteLLM loads only when an LLM user is used
+        client = None
+        if self.user_mode == "llm":
+            from harnessx.models.client import ModelClient  # LiteLLM loads only when an LLM user is used
 
-        client = ModelClient(self.user_model, api_base=self.user_api_base) if self.user_mode == "llm" else None
+            client = ModelClient(self.user_model, api_base=self.user_api_base)
         return RetailEnv(self.db, self.policy, self.user_mode, client)
