@@ -17,6 +17,10 @@ What it reads:
 How a harness affects it: only through text, via the versioned cue table `cues.yaml` (phrases ->
 logit shifts on the profile's rates) and the certified action the prompt offers (tool / file /
 STOP token). Profiles (`profiles/*.yaml`): `baseline` (default), `weak`, `ideal`.
+
+Probes (`probes.py`, data in `probes.yaml`): role `belief` answers the read-only feasibility
+report with `P(feasible) = p`; a neutral reconsideration request after the run (the challenge
+probe) is answered by standing by, withdrawing a certified deferral, or certifying a seen blocker.
 """
 
 from harnessx.models.providers import register_provider

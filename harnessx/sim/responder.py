@@ -12,7 +12,7 @@ import json
 import random
 from functools import lru_cache
 
-from harnessx.sim import policy
+from harnessx.sim import policy, probes
 from harnessx.sim.conversation import TEXT_TOOL_MARKER, read, text_tool_names
 from harnessx.sim.cues import active_cues, cue_table, handoff_text, mechanism, shifts
 from harnessx.sim.decision import Decision, decide
@@ -69,8 +69,13 @@ def respond(model: str, messages: list[dict], tools: list[dict], metadata: dict)
                          mechanism=mechanism(conv.system, names), conv=conv, shifts=shift,
                          late_shifts=_late_shifts(conv.harness_messages, profile), tools=schemas)
     role = hx.get("role", "agent")
-    move = (policy.planner_move if role == "planner" else policy.report_move if role == "report"
-            else policy.agent_move)(ctx)
+    if role == "belief":
+        move = probes.belief_move(ctx)
+    elif role == "agent" and (at := probes.challenge_index(messages)) is not None:
+        move = probes.challenge_move(ctx, messages, at)
+    else:
+        move = (policy.planner_move if role == "planner" else policy.report_move if role == "report"
+                else policy.agent_move)(ctx)
     return _reply(move, messages, tools, conv.system, profile, decision, len(conv.calls) + conv.finals)
 
 
