@@ -1,0 +1,81 @@
+"""Evaluate contenders on splits and assemble the comparison (the JSON behind every table).
+
+Per split: each harness's scorecard block and its paired differences against the first contender.
+Transfer: per harness, its search-split score (evaluated here when `search` is among the splits,
+else as the search recorded it) next to each held-out split's score. The search split is where a
+search selects, so its numbers are labelled as selection data and never reported as held-out.
+"""
+
+from __future__ import annotations
+
+from harnessx.agent.runner import ProgressFn, Runner
+from harnessx.comparison.metrics import METRICS, scorecard_block
+from harnessx.comparison.paired import paired_differences
+from harnessx.comparison.runs import Contender
+from harnessx.evaluation import Evaluation, evaluate
+from harnessx.scoring import Judge
+from harnessx.tasks import Task
+
+SEARCH = "search"
+TRANSFER_METRICS = ("strict_sa", "solve", "joint")
+
+
+def task_counts(tasks: list[Task]) -> dict:
+    return {"n_tasks": len(tasks), "n_blocked": sum(not t.feasible for t in tasks),
+            "n_feasible": sum(t.feasible for t in tasks), "n_sources": len({t.source_id for t in tasks})}
+
+
+def split_block(split: str, tasks: list[Task], evaluations: dict[str, Evaluation], n_resamples: int,
+                seed: int) -> dict:
+    labels = list(evaluations)
+    return {
+        "split": split, **task_counts(tasks),
+        "harnesses": {label: scorecard_block(e) for label, e in evaluations.items()},
+        "differences": [{"first": label, "second": labels[0],
+                         "metrics": paired_differences(evaluations[label], evaluations[labels[0]], n_resamples, seed)}
+                        for label in labels[1:]],
+    }
+
+
+def _search_metrics(contender: Contender, splits: dict) -> tuple[dict | None, str]:
+    if SEARCH in splits:
+        return splits[SEARCH]["harnesses"][contender.label]["metrics"], "evaluated here"
+    if contender.run is not None:
+        card = contender.run.search_scorecard(contender.role, contender.harness.hash)
+        if card:
+            return {m: card[m] for m in METRICS if m in card}, f"recorded by search {contender.run.name}"
+    return None, "not available"
+
+
+def transfer_rows(contenders: list[Contender], splits: dict) -> list[dict]:
+    """Search-split (selection data) vs held-out score of the same harness, per held-out split."""
+    rows = []
+    for contender in contenders:
+        search, source = _search_metrics(contender, splits)
+        for split, block in splits.items():
+            if split == SEARCH:
+                continue
+            held = block["harnesses"][contender.label]["metrics"]
+            rows.append({"label": contender.label, "split": split, "search_source": source, "metrics": {
+                m: {"search": (search or {}).get(m), "heldout": held[m],
+                    "delta": _delta(held[m], (search or {}).get(m))} for m in TRANSFER_METRICS}})
+    return rows
+
+
+def _delta(held: dict, search: dict | None) -> float | None:
+    if not search or held.get("value") is None or search.get("value") is None:
+        return None
+    return held["value"] - search["value"]
+
+
+async def compare(runner: Runner, contenders: list[Contender], tasks_by_split: dict[str, list[Task]],
+                  seeds: list[int], judge: Judge | None = None, n_resamples: int = 10_000, seed: int = 0,
+                  progress: ProgressFn | None = None) -> dict:
+    splits = {}
+    for split, tasks in tasks_by_split.items():
+        evaluations = {c.label: await evaluate(runner, c.harness, tasks, seeds, judge, progress) for c in contenders}
+        splits[split] = split_block(split, tasks, evaluations, n_resamples, seed)
+    return {"env": runner.suite.name, "model": runner.model.describe(), "simulated": runner.model.simulated,
+            "seeds": list(seeds), "n_resamples": n_resamples, "bootstrap_seed": seed,
+            "contenders": [c.to_dict() for c in contenders], "splits": splits,
+            "transfer": transfer_rows(contenders, splits)}

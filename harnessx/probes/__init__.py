@@ -1,0 +1,1 @@
+"""Probes that run after a search: belief (does the agent know?) and challenge (does it hold?)."""

@@ -1,0 +1,1 @@
+"""Reports: tables (rich and Markdown), PNG figures, Markdown/HTML documents, MLflow logging."""

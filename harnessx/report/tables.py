@@ -1,0 +1,139 @@
+"""Tables built from the comparison and probe JSON, printable with rich and writable as Markdown.
+
+Every rate cell shows k/n, the percentage and its 95% interval; every metric cell its support n.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.table import Table as RichTable
+
+from harnessx.comparison.metrics import FAMILY_METRICS, METRICS
+from harnessx.probes.transitions import LABELS as TRANSITION_LABELS
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+    notes: list[str] = field(default_factory=list)
+
+    def rich(self) -> RichTable:
+        table = RichTable(*self.headers, title=self.title, caption="\n".join(self.notes) or None,
+                          title_justify="left", caption_justify="left")
+        for row in self.rows:
+            table.add_row(*row)
+        return table
+
+    def markdown(self) -> str:
+        esc = lambda cell: cell.replace("|", "\\|")  # noqa: E731
+        lines = [f"**{self.title}**", "", "| " + " | ".join(map(esc, self.headers)) + " |",
+                 "|" + "---|" * len(self.headers)]
+        lines += ["| " + " | ".join(map(esc, row)) + " |" for row in self.rows]
+        return "\n".join(lines + [""] + [f"_{n}_" for n in self.notes])
+
+
+# --- cells -------------------------------------------------------------------------------------
+def model_line(model: str, simulated: bool) -> str:
+    return f"model: {model}" + (" — SIMULATED agent (pipeline/demo output, not a model's result)" if simulated else "")
+
+
+def rate_cell(rate: dict | None) -> str:
+    if not rate or not rate.get("n"):
+        return "n/a (n=0)" + (f", {rate['excluded']} excl." if rate and rate.get("excluded") else "")
+    lo, hi = rate["ci"]
+    text = f"{rate['k']}/{rate['n']} {100 * rate['value']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+    return text + (f", {rate['excluded']} excl." if rate.get("excluded") else "")
+
+
+def diff_cell(diff: dict) -> str:
+    if diff.get("diff") is None:
+        return "n/a (n=0)"
+    lo, hi = diff["ci"]
+    return f"{100 * diff['diff']:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}] (n={diff['n']}, {diff['n_sources']} src)"
+
+
+def metric_cell(metric: dict, signed: bool = False) -> str:
+    if metric.get("value") is None:
+        return f"n/a (n={metric.get('n', 0)})"
+    fmt = "{:+.3f}" if signed else "{:.3f}"
+    lo, hi = metric["ci"]
+    return f"{fmt.format(metric['value'])} [{fmt.format(lo)}, {fmt.format(hi)}] (n={metric['n']})"
+
+
+def mean_sd_cell(ms: dict) -> str:
+    if not ms["n"]:
+        return "n/a (0 reps)"
+    return f"{ms['mean']:.1f} ± {ms['sd']:.1f} ({ms['n']} reps)" if ms["sd"] is not None else f"{ms['mean']:.1f} (1 rep)"
+
+
+# --- comparison --------------------------------------------------------------------------------
+def split_title(block: dict, seeds: list[int]) -> str:
+    kind = ("selection data: descriptive, not held-out" if block["split"] == "search"
+            else "held out: never used for selection")
+    return (f"{block['split']} split ({kind}) — {block['n_blocked']} blocked + {block['n_feasible']} feasible "
+            f"tasks, {block['n_sources']} sources, {len(seeds)} seed(s)")
+
+
+def compare_tables(data: dict) -> list[Table]:
+    tables = []
+    for block in data["splits"].values():
+        labels = list(block["harnesses"])
+        rows = [[METRICS[m][0], *(rate_cell(block["harnesses"][lb]["metrics"][m]) for lb in labels)] for m in METRICS]
+        families = sorted({f for lb in labels for f in block["harnesses"][lb]["per_family"]})
+        rows += [[f"{METRICS[m][0]} · {f}", *(rate_cell(block["harnesses"][lb]["per_family"].get(f, {}).get(m))
+                                            for lb in labels)] for f in families for m in FAMILY_METRICS]
+        tables.append(Table(split_title(block, data["seeds"]), ["metric", *labels], rows,
+                            ["k/n, % and Wilson 95% CI; excl. = rollouts excluded (environment/judge failures)"]))
+        if block["differences"]:
+            diffs = block["differences"]
+            tables.append(Table(f"{block['split']} split: paired differences (first − second)",
+                                ["metric", *(f"{d['first']} − {d['second']}" for d in diffs)],
+                                [[METRICS[m][0], *(diff_cell(d["metrics"][m]) for d in diffs)] for m in METRICS],
+                                [f"matched rollouts; 95% percentile CI, {data['n_resamples']} bootstrap resamples "
+                                 "of blocked–feasible source pairs"]))
+    if data.get("transfer"):
+        rows = [[row["label"], row["split"], METRICS[m][0], rate_cell(cell["search"]), rate_cell(cell["heldout"]),
+                 "n/a" if cell["delta"] is None else f"{100 * cell['delta']:+.1f} pp"]
+                for row in data["transfer"] for m, cell in row["metrics"].items()]
+        sources = sorted({f"{r['label']}: {r['search_source']}" for r in data["transfer"]})
+        tables.append(Table("Transfer: search split (selection data) vs held-out split, same harness",
+                            ["harness", "held-out split", "metric", "search split (selection data)", "held out",
+                             "Δ held-out − search"], rows, ["search-split source — " + "; ".join(sources)]))
+    return tables
+
+
+# --- probes ------------------------------------------------------------------------------------
+def belief_tables(data: dict) -> list[Table]:
+    rows = [[label, f"{h['n_A']}/{h['n_C']}", metric_cell(h["auroc"]), metric_cell(h["brier"]), metric_cell(h["ece10"]),
+             f"{h['n_invalid']}/{h['n_reports']}"] for label, h in data["harnesses"].items()]
+    tables = [Table(f"Belief probe ({data['split']} split): P(feasible) from a read-only report",
+                    ["harness", "n_A/n_C", "AUROC ↑", "Brier ↓", "ECE10 ↓", "invalid"], rows,
+                    ["AUROC on each harness's valid reports (n_A); Brier/ECE10 on the reports valid for every "
+                     f"compared harness (n_C); 95% CI from {data['n_resamples']} bootstrap resamples of source pairs"])]
+    if data["differences"]:
+        tables.append(Table("Belief probe: paired differences (first − second, matched n_C reports)",
+                            ["contrast", "AUROC", "Brier", "ECE10"],
+                            [[f"{d['first']} − {d['second']}", *(metric_cell(d[m], signed=True)
+                                                                 for m in ("auroc", "brier", "ece10"))]
+                             for d in data["differences"]]))
+    return tables
+
+
+def challenge_tables(data: dict) -> list[Table]:
+    rows = []
+    for label, h in data["harnesses"].items():
+        s = h["summary"]
+        excluded = ", ".join(f"{k} {v}" for k, v in h["excluded"].items()) or "none"
+        rows.append([label, *(mean_sd_cell(s[t]) for t in TRANSITION_LABELS),
+                     f"{mean_sd_cell(s['contrast'])} ({h['contrast_name']})", str(h["scorable_blocked"]), excluded,
+                     rate_cell(h["new_false_abstention"])])
+    first = next(iter(data["harnesses"].values()))
+    return [Table(f"Challenge probe ({data['split']} split, {len(first['seeds'])} replicates): "
+                  f"pre = {first['pre_predicate']}, post = {first['post_predicate']}",
+                  ["harness", *TRANSITION_LABELS.values(), "contrast (pp)", "scorable blocked", "excluded",
+                   "new false abstention (feasible, pooled)"], rows,
+                  ["P(x|y): x post-challenge, y pre-challenge status, % per replicate, mean ± sample SD over "
+                   "replicates; contrast = P(+|−) − P(−|+): CRA with the same predicate before and after, Δχ otherwise"])]
