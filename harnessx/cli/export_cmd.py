@@ -1,0 +1,38 @@
+"""`harnessx export`: write a search run's selected harness, with provenance, to a file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from harnessx.cli.common import console, friendly_errors
+from harnessx.search.tracking import DEFAULT_MLFLOW_URI
+
+
+def export(
+    run_dir: Path = typer.Argument(..., help="A search run directory, e.g. runs/joint-retail."),
+    out: Path = typer.Option(Path("harness.yaml"), "--out", help="Where to write the harness (YAML, or .json)."),
+    mlflow_register: str = typer.Option(None, "--mlflow-register", help="Also register it in the MLflow model "
+                                        "registry under this name, with alias `champion`."),
+    mlflow_uri: str = typer.Option(DEFAULT_MLFLOW_URI, "--mlflow-uri", help="MLflow tracking/registry URI."),
+) -> None:
+    """Export the selected harness of a search (provenance: search, round, scores, model).
+
+    Load it anywhere with `harnessx eval --harness <out>` or `Harness.load(<out>)`.
+    """
+    from harnessx.search.export import export as do_export, register
+
+    harness = do_export(run_dir, out)
+    p = harness.provenance
+    console.print(f"wrote {out}: harness {harness.hash} from search {p.get('search')} round {p.get('round')}, "
+                  f"{p.get('objective')} = {p.get('objective_value', {}).get('value')} on the search split, "
+                  f"model {p.get('model')}" + (" (simulated)" if p.get("simulated") else ""))
+    if mlflow_register:
+        version = register(harness, mlflow_register, mlflow_uri)
+        console.print(f"registered models:/{mlflow_register}/{version} with alias champion "
+                      f"(models:/{mlflow_register}@champion)")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("export")(friendly_errors(export))

@@ -1,0 +1,125 @@
+"""`harnessx search`: R0 then rounds of proposals on the search split, tracked and resumable."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from harnessx.agent.result import RolloutResult
+from harnessx.cli.common import DEFAULT_MODEL, ApiBaseOpt, EnvOpt, console, friendly_errors
+from harnessx.errors import InputError
+from harnessx.search import OBJECTIVES, PROPOSERS, Search, SearchConfig
+from harnessx.search.acceptance import ACCEPTANCE
+from harnessx.search.tracking import DEFAULT_MLFLOW_URI
+
+TABLE_ROWS = {"strict_sa": "strict SA (blocked)", "solve": "solve (feasible)",
+              "false_abstention": "false abstention (feasible)", "joint": "joint (pooled)"}
+
+
+class ProgressReporter:
+    """A rich progress bar whose total is the planned rollouts, with the running cost."""
+
+    def __init__(self, progress: Progress):
+        self.progress = progress
+        self.task = progress.add_task("rollouts", total=None, cost=0.0)
+
+    def plan(self, total: int, done: int) -> None:
+        self.progress.update(self.task, total=total, completed=done)
+
+    def rollout(self, result: RolloutResult, cost_usd: float) -> None:
+        self.progress.update(self.task, advance=1, cost=cost_usd)
+
+    def note(self, text: str) -> None:
+        self.progress.console.print(f"[yellow]{text}[/]")
+
+
+def search(
+    objective: str = typer.Option("joint", "--objective", help=f"What to maximise: {' or '.join(OBJECTIVES)} "
+                                  "(sa = strict SA on blocked search tasks; joint = pooled strict SA + solve)."),
+    env: str = EnvOpt,
+    model: str = typer.Option(DEFAULT_MODEL, "--model", help="Task-agent model (LiteLLM string); default: the "
+                              "offline simulated agent, whose numbers are never a model's result."),
+    api_base: str = ApiBaseOpt,
+    proposer: str = typer.Option("rules", "--proposer", help=f"Who proposes edits: {', '.join(PROPOSERS)}."),
+    meta_model: str = typer.Option(None, "--meta-model", help="LiteLLM model for the llm/gepa proposers."),
+    accept: str = typer.Option("paired", "--accept", help="Acceptance rule: paired (paired test + Holm + racing) "
+                               "or greedy (the paper's: best proposal if its objective is higher)."),
+    rounds: int = typer.Option(8, "--rounds", min=0, help="Rounds after R0."),
+    proposals: int = typer.Option(3, "--proposals", min=1, help="Proposals per round."),
+    epochs: int = typer.Option(1, "--epochs", min=1, help="Rollouts per task (seeds), the same for every candidate."),
+    seed: int = typer.Option(0, "--seed", help="Search seed: rollout seeds, task order, samplers."),
+    space: str = typer.Option("default", "--space", help="Search space: a name in search_spaces/ or a YAML path."),
+    alpha: float = typer.Option(0.05, "--alpha", min=0.0, max=1.0, help="Significance level of the paired rule."),
+    name: str = typer.Option(None, "--name", help="Run name (default <objective>-<env>)."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where run directories go."),
+    resume: bool = typer.Option(False, "--resume", help="Continue the run directory; finished rollouts are reused."),
+    storage: str = typer.Option(None, "--storage", help="Optuna storage URL (e.g. postgresql://...); default: "
+                                "a journal file runs/<name>/optuna.log."),
+    mlflow_uri: str = typer.Option(DEFAULT_MLFLOW_URI, "--mlflow-uri", help="MLflow tracking URI (a database store)."),
+    no_mlflow: bool = typer.Option(False, "--no-mlflow", help="Do not log to MLflow."),
+    max_rollouts: int = typer.Option(None, "--max-rollouts", min=1, help="Hard cap on rollouts for the whole search."),
+    max_cost: float = typer.Option(None, "--max-cost", min=0.0, help="Hard cap on task-agent cost in USD."),
+    concurrency: int = typer.Option(8, "--concurrency", min=1, help="Rollouts in flight at once."),
+) -> None:
+    """Search harnesses: R0, then --rounds x --proposals candidates judged on the search split.
+
+    Writes runs/<name>/ (config, checkpoint, harnesses, ledger, rollouts, optuna.log, selected.yaml,
+    summary.json) and MLflow runs under mlruns/. Held-out and independent splits are never used.
+    """
+    if accept not in ACCEPTANCE:
+        raise InputError("--accept", f"unknown acceptance rule {accept!r}", f"one of {', '.join(ACCEPTANCE)}")
+    config = SearchConfig(objective=objective, env=env, model=model, api_base=api_base, proposer=proposer,
+                          meta_model=meta_model, accept=accept, rounds=rounds, proposals=proposals, epochs=epochs,
+                          seed=seed, space=space, alpha=alpha, name=name, runs_dir=str(runs_dir), storage=storage,
+                          tracking_uri=None if no_mlflow else mlflow_uri, max_rollouts=max_rollouts,
+                          max_cost=max_cost, concurrency=concurrency)
+    progress = Progress(TextColumn("[bold]search[/]"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("rollouts  ${task.fields[cost]:.4f}"), TimeElapsedColumn(), console=console)
+    runner = Search(config, reporter=ProgressReporter(progress))
+    plan = runner.plan()
+    sim = runner.model.simulated
+    console.print(f"[bold]harnessx search[/] {config.run_name}: objective={objective} env={env} "
+                  f"model={runner.model.describe()} proposer={runner.proposer.name} accept={runner.acceptance.name}")
+    if sim:
+        console.print("[yellow]Simulated task agent: numbers test the pipeline; they are not a model's result.[/]")
+    console.print(f"pre-flight: R0 + {rounds} x {proposals} candidates, {plan['tasks']} tasks x {plan['seeds']} "
+                  f"seed(s) each: at most {plan['rollouts']} rollouts"
+                  + (" (cost $0: simulated)" if sim else "; tokens and cost are estimated after R0 and capped "
+                     "by --max-rollouts / --max-cost"))
+    with progress:
+        result = asyncio.run(runner.run(resume=resume))
+    print_summary(result.summary, result.run_dir)
+
+
+def print_summary(summary: dict, run_dir: Path) -> None:
+    r0, chosen = summary["r0"]["scorecard"], summary["selected"]["scorecard"]
+    table = Table(title=f"{summary['search']}: R0 vs selected (round {summary['selected']['round']}), "
+                        f"search split, {summary['model']}" + (" (simulated)" if summary["simulated"] else ""))
+    table.add_column("metric")
+    table.add_column("R0", justify="right")
+    table.add_column("selected", justify="right")
+    for key, label in TABLE_ROWS.items():
+        table.add_row(label, _cell(r0[key]), _cell(chosen[key]))
+    console.print(table)
+    curve = ", ".join(f"R{e['round']}{'*' if e['accepted'] and e['round'] else ''}="
+                      f"{e['objective']['value']:.3f}" for e in summary["curve"] if e["objective"]["value"] is not None)
+    console.print(f"incumbent {summary['objective']} by round (* = accepted): {curve}")
+    console.print(f"rollouts used: {summary['rollouts']}, cost ${summary['cost_usd']:.4f}, wall {summary['wall_s']}s"
+                  + (f"; stopped: {summary['stop_reason']}" if summary.get("stop_reason") else ""))
+    console.print(f"run: {run_dir}  (export: harnessx export {run_dir} --out harness.yaml)")
+    console.print(f"[dim]{summary['note']}[/]")
+
+
+def _cell(rate: dict) -> str:
+    if not rate["n"]:
+        return "n/a (n=0)"
+    return f"{100 * rate['value']:.1f}% ({rate['k']}/{rate['n']})"
+
+
+def register(app: typer.Typer) -> None:
+    app.command("search")(friendly_errors(search))
+

@@ -1,0 +1,94 @@
+"""The arena: where a search evaluates harnesses on the search split, within its budget.
+
+Every evaluation uses the same seeds, so challenger and incumbent are paired task by task, and
+the rollout cache makes a repeated (harness, task, seed) free. The arena counts the distinct
+rollouts the search has used and their cost, and refuses an evaluation that would break a cap.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from harnessx.agent.result import RolloutResult
+from harnessx.agent.runner import Runner, rollout_key
+from harnessx.errors import HarnessXError
+from harnessx.evaluation import Evaluation, evaluate
+from harnessx.harness import Harness
+from harnessx.scoring import Judge
+from harnessx.search.objectives import Objective
+from harnessx.tasks import Task
+
+
+class BudgetExhausted(HarnessXError):
+    """The next evaluation would exceed --max-rollouts or --max-cost."""
+
+
+class Arena:
+    def __init__(self, runner: Runner, tasks: list[Task], objective: Objective, seeds: list[int], *,
+                 judge: Judge | None = None, max_rollouts: int | None = None, max_cost: float | None = None,
+                 order_seed: int = 0, on_rollout: Callable[[RolloutResult], None] | None = None):
+        self.runner, self.objective, self.seeds, self.judge = runner, objective, list(seeds), judge
+        self.tasks = _interleave(objective.tasks(tasks), order_seed)
+        self.max_rollouts, self.max_cost = max_rollouts, max_cost
+        self.on_rollout = on_rollout
+        self.spent: dict[str, float] = {}  # rollout key -> cost (USD)
+        self._memo: dict[tuple[str, int], Evaluation] = {}
+
+    @property
+    def rollouts(self) -> int:
+        return len(self.spent)
+
+    @property
+    def cost(self) -> float:
+        return sum(self.spent.values())
+
+    def prefix(self, n: int) -> list[Task]:
+        """The first n tasks in the arena's stratified order (blocked and feasible interleaved)."""
+        return self.tasks[: max(1, min(n, len(self.tasks)))]
+
+    def new_rollouts(self, harness: Harness, tasks: list[Task]) -> int:
+        keys = {rollout_key(harness, t, s, self.runner.model.model) for t in tasks for s in self.seeds}
+        return len(keys - self.spent.keys())
+
+    async def evaluate(self, harness: Harness, n_tasks: int | None = None) -> Evaluation:
+        """Evaluate on the first `n_tasks` tasks (all by default) × every seed."""
+        tasks = self.prefix(n_tasks or len(self.tasks))
+        memo_key = (harness.hash, len(tasks))
+        if memo_key in self._memo:
+            return self._memo[memo_key]
+        self._check_budget(self.new_rollouts(harness, tasks))
+
+        def seen(result: RolloutResult) -> None:
+            fresh = result.key not in self.spent
+            self.spent[result.key] = result.usage.cost_usd
+            if fresh and self.on_rollout:
+                self.on_rollout(result)
+
+        evaluation = await evaluate(self.runner, harness, tasks, self.seeds, self.judge, progress=seen)
+        self._memo[memo_key] = evaluation
+        return evaluation
+
+    def _check_budget(self, new: int) -> None:
+        if self.max_rollouts is not None and self.rollouts + new > self.max_rollouts:
+            raise BudgetExhausted(f"--max-rollouts {self.max_rollouts}: {self.rollouts} used, the next "
+                                  f"evaluation needs {new} more")
+        per_rollout = self.cost / self.rollouts if self.rollouts else 0.0
+        if self.max_cost is not None and self.cost + new * per_rollout > self.max_cost:
+            raise BudgetExhausted(f"--max-cost {self.max_cost}: ${self.cost:.4f} spent, the next evaluation "
+                                  f"would cost about ${new * per_rollout:.4f} more")
+
+
+def _interleave(tasks: list[Task], seed: int) -> list[Task]:
+    """A seeded shuffle per stratum, then alternate strata, so every prefix is balanced."""
+    rng = random.Random(seed)
+    strata: dict[str, list[Task]] = {}
+    for task in sorted(tasks, key=lambda t: t.id):
+        strata.setdefault(task.stratum, []).append(task)
+    for group in strata.values():
+        rng.shuffle(group)
+    out: list[Task] = []
+    groups = [strata[k] for k in sorted(strata)]
+    for i in range(max((len(g) for g in groups), default=0)):
+        out.extend(g[i] for g in groups if i < len(g))
+    return out

@@ -1,0 +1,55 @@
+"""Export the selected harness of a search run, with provenance; optionally register it in MLflow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harnessx.errors import InputError
+from harnessx.harness import Harness
+
+MODEL_CODE = Path(__file__).with_name("mlflow_model.py")
+
+
+def selected_harness(run_dir: str | Path) -> Harness:
+    """The run's selected harness (provenance: search, round, scores, model) as written by the search."""
+    path = Path(run_dir) / "selected.yaml"
+    if not path.is_file():
+        hint = "a finished search run directory" if (Path(run_dir) / "config.json").is_file() else "a search run directory"
+        raise InputError(str(run_dir), "no selected.yaml (search not finished?)", hint)
+    return Harness.load(path)
+
+
+def export(run_dir: str | Path, out: str | Path) -> Harness:
+    harness = selected_harness(run_dir)
+    harness.save(out)
+    return harness
+
+
+def register(harness: Harness, name: str, tracking_uri: str) -> int:
+    """Log the harness as a pyfunc model with the harness as its config, register it under
+    `name` and point the alias `champion` at that version; returns the version number."""
+    import mlflow
+    from mlflow import MlflowClient
+
+    mlflow.set_tracking_uri(tracking_uri)
+    mlflow.set_registry_uri(tracking_uri)
+    if tracking_uri.startswith("sqlite:///"):
+        Path(tracking_uri.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    client = MlflowClient(tracking_uri=tracking_uri, registry_uri=tracking_uri)
+    experiment = client.get_experiment_by_name("harnessx-export")
+    experiment_id = experiment.experiment_id if experiment else client.create_experiment(
+        "harnessx-export", artifact_location=_artifact_root(tracking_uri, "export"))
+    tags = {"harnessx.hash": harness.hash, **{f"harnessx.{k}": str(v) for k, v in harness.provenance.items()
+                                               if k in ("search", "round", "model", "simulated", "objective")}}
+    with mlflow.start_run(experiment_id=experiment_id, run_name=f"export-{harness.hash[:8]}", tags=tags):
+        info = mlflow.pyfunc.log_model(name="harness", python_model=str(MODEL_CODE),
+                                       model_config=harness.to_dict(), pip_requirements=["mlflow"])
+    version = mlflow.register_model(info.model_uri, name, tags=tags)
+    client.set_registered_model_alias(name, "champion", version.version)
+    return int(version.version)
+
+
+def _artifact_root(tracking_uri: str, sub: str) -> str | None:
+    if not tracking_uri.startswith("sqlite:///"):
+        return None
+    return (Path(tracking_uri.removeprefix("sqlite:///")).parent / "artifacts" / sub).resolve().as_uri()

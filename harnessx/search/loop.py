@@ -1,0 +1,302 @@
+"""The search loop: R0, then rounds of K proposals judged against the incumbent on the search split.
+
+Each round is logged (ledger, Optuna, MLflow) and then checkpointed atomically; a resumed search
+re-proposes the interrupted round exactly (proposers are pure functions of the history) and the
+rollout cache serves every rollout it had already finished.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Protocol
+
+from harnessx.agent.result import RolloutResult
+from harnessx.agent.runner import RolloutCache, Runner
+from harnessx.envs.base import Suite
+from harnessx.envs.registry import get_suite
+from harnessx.evaluation import Evaluation
+from harnessx.harness import Harness
+from harnessx.models.client import ModelClient
+from harnessx.scoring import Judge
+from harnessx.search.acceptance import AcceptanceRule, Verdict, make_acceptance
+from harnessx.search.arena import Arena, BudgetExhausted
+from harnessx.search.objectives import get_objective
+from harnessx.search.proposers import Proposal, Proposer, RoundContext, make_proposer
+from harnessx.search.rundir import RunDir
+from harnessx.search.space import load_space
+from harnessx.search.tracking import DEFAULT_MLFLOW_URI, MlflowTracker, OptunaLedger, open_study
+from harnessx.tasks import suite_hash
+
+CHECKPOINT_VERSION = 1
+HEADLINE = ("strict_sa", "relaxed_sa", "solve", "false_abstention", "joint")
+
+
+@dataclass
+class SearchConfig:
+    objective: str = "joint"
+    env: str = "retail"
+    model: str = "sim/baseline"
+    api_base: str | None = None
+    proposer: str = "rules"
+    meta_model: str | None = None
+    accept: str = "paired"
+    rounds: int = 8
+    proposals: int = 3
+    epochs: int = 1
+    seed: int = 0
+    space: str = "default"
+    alpha: float = 0.05
+    name: str | None = None
+    runs_dir: str = "runs"
+    storage: str | None = None
+    tracking_uri: str | None = DEFAULT_MLFLOW_URI
+    max_rollouts: int | None = None
+    max_cost: float | None = None
+    concurrency: int = 8
+
+    @property
+    def run_name(self) -> str:
+        return self.name or f"{self.objective}-{self.env}"
+
+    @property
+    def seeds(self) -> list[int]:
+        return [self.seed * 1000 + e for e in range(self.epochs)]
+
+
+class Reporter(Protocol):
+    """What the loop tells its caller (the CLI draws a progress bar from it)."""
+
+    def plan(self, total: int, done: int) -> None: ...
+
+    def rollout(self, result: RolloutResult, cost_usd: float) -> None: ...
+
+    def note(self, text: str) -> None: ...
+
+
+class SilentReporter:
+    def plan(self, total: int, done: int) -> None:
+        pass
+
+    def rollout(self, result: RolloutResult, cost_usd: float) -> None:
+        pass
+
+    def note(self, text: str) -> None:
+        pass
+
+
+@dataclass
+class SearchResult:
+    run_dir: Path
+    r0: Evaluation
+    selected: Evaluation
+    summary: dict[str, Any]
+    ledger: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Search:
+    """One search. Strategy objects (proposer, acceptance) may be given directly instead of by name."""
+
+    def __init__(self, config: SearchConfig, *, suite: Suite | None = None, proposer: Proposer | None = None,
+                 acceptance: AcceptanceRule | None = None, judge: Judge | None = None,
+                 reporter: Reporter | None = None):
+        self.config = config
+        self.objective = get_objective(config.objective)
+        self.space = load_space(config.space)
+        self.suite = suite or get_suite(config.env)
+        self.tasks = self.suite.tasks("search")
+        self.model = ModelClient(config.model, api_base=config.api_base)
+        self.proposer = proposer or make_proposer(config.proposer, meta_model=config.meta_model)
+        self.acceptance = acceptance or make_acceptance(config.accept, **(
+            {"alpha": config.alpha} if config.accept == "paired" else {}))
+        self.judge = judge
+        self.reporter = reporter or SilentReporter()
+        self.dir = RunDir(Path(config.runs_dir) / config.run_name)
+
+    # --- configuration and planning ------------------------------------------------------------
+    def config_record(self) -> dict[str, Any]:
+        c = self.config
+        return {"objective": c.objective, "env": c.env, "model": c.model, "api_base": c.api_base,
+                "simulated": self.model.simulated, "proposer": getattr(self.proposer, "name", c.proposer),
+                "meta_model": c.meta_model, "accept": getattr(self.acceptance, "name", c.accept),
+                "alpha": c.alpha, "rounds": c.rounds, "proposals": c.proposals, "epochs": c.epochs, "seeds": c.seeds,
+                "suite_hash": suite_hash(self.tasks), "search_space": {"name": self.space.name, "digest": self.space.digest,
+                                                                        "source": self.space.source},
+                "max_rollouts": c.max_rollouts, "max_cost": c.max_cost, "concurrency": c.concurrency,
+                "storage": c.storage, "tracking_uri": c.tracking_uri,
+                "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+
+    def plan(self) -> dict[str, int]:
+        """Pre-flight: the most rollouts the search can use (racing and caching only lower it)."""
+        per_eval = len(self.objective.tasks(self.tasks)) * len(self.config.seeds)
+        return {"tasks": len(self.objective.tasks(self.tasks)), "seeds": len(self.config.seeds),
+                "per_candidate": per_eval, "candidates": 1 + self.config.rounds * self.config.proposals,
+                "rollouts": per_eval * (1 + self.config.rounds * self.config.proposals)}
+
+    # --- the loop ------------------------------------------------------------------------------
+    async def run(self, resume: bool = False) -> SearchResult:
+        started = time.monotonic()
+        checkpoint = self.dir.prepare(self.config_record(), resume)
+        runner = Runner(self.suite, self.model, RolloutCache(self.dir.rollouts), concurrency=self.config.concurrency)
+        arena = Arena(runner, self.tasks, self.objective, self.config.seeds, judge=self.judge,
+                      max_rollouts=self.config.max_rollouts, max_cost=self.config.max_cost,
+                      order_seed=self.config.seed, on_rollout=lambda r: self.reporter.rollout(r, arena.cost))
+        state = checkpoint or {"round": -1, "curve": [], "spent": {}, "mlflow_parent": None, "stop_reason": None}
+        arena.spent.update(state["spent"])
+        history = self.dir.trim_ledger(state["round"])
+        study = open_study(self.config.storage, self.dir / "optuna.log", self.config.run_name, self.objective.name)
+        optuna_ledger = OptunaLedger(study, self.space)
+        for key, value in {"objective": self.objective.name, "env": self.config.env, "model": self.config.model,
+                           "simulated": self.model.simulated}.items():
+            study.set_user_attr(key, value)
+        tracker = self._mlflow(state)
+        plan = self.plan()
+        self._replan(arena, state["round"])
+
+        if state["round"] < 0:
+            r0 = self.space.initial()
+            r0.save(self.dir / "r0.yaml")
+            evaluation = await arena.evaluate(r0)
+            row = self._row(0, 0, Proposal(r0, "", "initial harness (R0)"), None,
+                            Verdict(evaluation, "full", accepted=True, reason="initial harness"))
+            self._log([row], [(r0, None, evaluation)], optuna_ledger, tracker)
+            history = [row]
+            state.update(round=0, incumbent=r0.hash, incumbent_round=0)
+            state["curve"].append(self._diagnostics(0, evaluation, accepted=True, best=None))
+            self._checkpoint(state, arena)
+        incumbent = Harness.load(self.dir / "harnesses" / f"{state['incumbent']}.yaml")
+        r0_eval = await arena.evaluate(Harness.load(self.dir / "r0.yaml"))
+        inc_eval = await arena.evaluate(incumbent)
+
+        for round_no in range(state["round"] + 1, self.config.rounds + 1):
+            if state.get("stop_reason"):
+                break
+            ctx = RoundContext(round_no, self.objective, self.space, incumbent, inc_eval, tuple(history),
+                               runner.trajectory, self.config.seed)
+            proposals = self.proposer.propose(ctx, self.config.proposals)
+            if not proposals:
+                state["stop_reason"] = "the proposer has no new edit"
+                break
+            try:
+                verdicts = await self.acceptance.judge(incumbent, [p.harness for p in proposals], arena)
+            except BudgetExhausted as exc:
+                state["stop_reason"] = f"budget: {exc}"
+                self.reporter.note(f"stopping before round {round_no} finished: {exc}")
+                break
+            rows = [self._row(round_no, slot, p, incumbent, v) for slot, (p, v) in enumerate(zip(proposals, verdicts))]
+            self._log(rows, [(p.harness, incumbent, v.evaluation) for p, v in zip(proposals, verdicts)],
+                      optuna_ledger, tracker)
+            history.extend(rows)
+            winner = next((p.harness for p, v in zip(proposals, verdicts) if v.accepted), None)
+            if winner is not None:
+                incumbent = winner
+                inc_eval = await arena.evaluate(incumbent)
+                state.update(incumbent=incumbent.hash, incumbent_round=round_no)
+            best = max((v.evaluation for v in verdicts if v.stage == "full"),
+                       key=lambda e: self.objective.rate(e.scorecard).value or 0.0, default=None)
+            entry = self._diagnostics(round_no, inc_eval, accepted=winner is not None, best=best)
+            state["curve"].append(entry)
+            if tracker:
+                tracker.round(round_no, {f"incumbent_{k}": entry[k]["value"] for k in (*HEADLINE, "objective")})
+            state["round"] = round_no
+            self._checkpoint(state, arena)
+            self._replan(arena, round_no)
+        return self._finish(state, arena, r0_eval, inc_eval, incumbent, tracker, history, time.monotonic() - started)
+
+    # --- pieces --------------------------------------------------------------------------------
+    def _mlflow(self, state: dict[str, Any]) -> MlflowTracker | None:
+        uri = self.config.tracking_uri
+        if not uri:
+            return None
+        root = Path(uri.removeprefix("sqlite:///")).parent / "artifacts" if uri.startswith("sqlite:///") else None
+        tracker = MlflowTracker(uri, "harnessx-search", root)
+        state["mlflow_parent"] = tracker.start(self.config.run_name, self.config_record(), self._tags(),
+                                               state.get("mlflow_parent"))
+        return tracker
+
+    def _tags(self) -> dict[str, str]:
+        sim = self.model.simulated
+        note = (f"SIMULATED task agent ({self.config.model}): pipeline/demo numbers, not a model's result."
+                if sim else f"Task agent: {self.model.describe()}")
+        return {"harnessx.model": self.config.model, "harnessx.simulated": str(sim).lower(),
+                "harnessx.objective": self.objective.name, "harnessx.env": self.config.env,
+                "harnessx.run": self.config.run_name, "mlflow.note.content": note}
+
+    def _replan(self, arena: Arena, last_round: int) -> None:
+        per = self.plan()["per_candidate"]
+        remaining = (self.config.rounds - max(last_round, 0)) * self.config.proposals * per
+        r0 = per if last_round < 0 else 0
+        self.reporter.plan(arena.rollouts + r0 + remaining, arena.rollouts)
+
+    def _row(self, round_no: int, slot: int, proposal: Proposal, parent: Harness | None, verdict: Verdict) -> dict:
+        card = verdict.evaluation.scorecard
+        objective = self.objective.rate(card)
+        return {"round": round_no, "slot": slot, "hash": proposal.harness.hash,
+                "parent": parent.hash if parent else None, "edit": proposal.edit, "target": proposal.target,
+                "rationale": proposal.rationale, "scorecard": card.to_dict(),
+                "objective": {"name": self.objective.name, "k": objective.k, "n": objective.n, "value": objective.value},
+                "accepted": verdict.accepted, "stage": verdict.stage, "p_value": verdict.p_value,
+                "p_adjusted": verdict.p_adjusted, "ci": list(verdict.ci) if verdict.ci else None,
+                "mean_diff": verdict.mean_diff, "strata": verdict.strata, "reason": verdict.reason,
+                "rollouts": len(verdict.evaluation.results),
+                "switches": proposal.harness.switches.model_dump(mode="json")}
+
+    def _log(self, rows: list[dict], candidates: list[tuple[Harness, Harness | None, Evaluation]],
+             optuna_ledger: OptunaLedger, tracker: MlflowTracker | None) -> None:
+        for row, (harness, parent, evaluation) in zip(rows, candidates):
+            self.dir.save_harness(harness)
+            row["mlflow_run_id"] = tracker.candidate(row, harness, parent, evaluation, self._tags()) if tracker else None
+            row["optuna_trial"] = optuna_ledger.add(row, harness)
+        self.dir.append_ledger(rows)
+
+    def _diagnostics(self, round_no: int, evaluation: Evaluation, accepted: bool, best: Evaluation | None) -> dict:
+        card = evaluation.scorecard
+        results = evaluation.results
+        return {"round": round_no, "incumbent": evaluation.harness.hash, "accepted": accepted,
+                "objective": self.objective.rate(card).to_dict(),
+                "best_proposal": self.objective.rate(best.scorecard).to_dict() if best else None,
+                **{k: getattr(card, k).to_dict() for k in HEADLINE},
+                "failure_modes": dict(card.failure_modes),
+                "per_family_relaxed_sa": {f: g["relaxed_sa"].value for f, g in card.per_family.items()},
+                "output_tokens": card.output_tokens.to_dict(),
+                "steps": sum(r.steps for r in results) / len(results) if results else None}
+
+    def _checkpoint(self, state: dict[str, Any], arena: Arena) -> None:
+        state.update(version=CHECKPOINT_VERSION, spent=dict(arena.spent), rollouts=arena.rollouts,
+                     cost_usd=arena.cost)
+        self.dir.write_json("checkpoint.json", state)
+
+    def _finish(self, state: dict, arena: Arena, r0: Evaluation, selected: Evaluation, incumbent: Harness,
+                tracker: MlflowTracker | None, history: list[dict], wall_s: float) -> SearchResult:
+        c = self.config
+        scores = {k: getattr(selected.scorecard, k).to_dict() for k in HEADLINE}
+        provenance = {"search": c.run_name, "round": state["incumbent_round"], "objective": self.objective.name,
+                      "objective_value": self.objective.rate(selected.scorecard).to_dict(), "scores": scores,
+                      "env": c.env, "split": "search", "seeds": c.seeds, "model": c.model,
+                      "simulated": self.model.simulated, "r0": r0.harness.hash}
+        chosen = incumbent.renamed(f"{c.run_name}-selected", **provenance)
+        chosen.save(self.dir / "selected.yaml")
+        summary = {
+            "search": c.run_name, "objective": self.objective.name, "env": c.env, "model": c.model,
+            "api_base": c.api_base, "simulated": self.model.simulated, "accept": self.acceptance.name,
+            "proposer": self.proposer.name,
+            "r0": {"hash": r0.harness.hash, "scorecard": r0.scorecard.to_dict()},
+            "selected": {"hash": incumbent.hash, "round": state["incumbent_round"],
+                         "scorecard": selected.scorecard.to_dict()},
+            "curve": state["curve"], "accepted_rounds": [e["round"] for e in state["curve"] if e["accepted"] and e["round"]],
+            "rounds_done": state["round"], "rollouts": arena.rollouts, "cost_usd": arena.cost,
+            "model_calls": arena.runner.model_calls, "stop_reason": state.get("stop_reason"), "wall_s": round(wall_s, 1),
+            "note": "search-split scores of the selected harness are optimistic (selection on them); "
+                    "confirm on the held-out split with `harnessx compare`.",
+        }
+        self.dir.write_json("summary.json", summary)
+        state["done"] = True
+        self._checkpoint(state, arena)
+        if tracker:
+            tracker.finish(self.dir / "summary.json", self.dir / "selected.yaml",
+                           {**{f"r0_{k}": getattr(r0.scorecard, k).value for k in HEADLINE},
+                            **{f"selected_{k}": getattr(selected.scorecard, k).value for k in HEADLINE},
+                            "rollouts": arena.rollouts, "cost_usd": arena.cost})
+        return SearchResult(self.dir.path, r0, selected, summary, history)

@@ -1,0 +1,29 @@
+"""Proposers, chosen by name: `rules` (offline default), `llm` (DSPy on any LiteLLM model), `gepa`."""
+
+from __future__ import annotations
+
+from harnessx.errors import InputError
+from harnessx.search.proposers.base import Proposal, Proposer, RoundContext
+from harnessx.search.proposers.rules import RulesProposer
+
+PROPOSERS = ("rules", "llm", "gepa")
+
+
+def make_proposer(name: str, meta_model: str | None = None) -> Proposer:
+    """A proposer by name. `llm` needs --meta-model; `gepa` drives its own loop (see search.gepa)."""
+    if name == "rules":
+        return RulesProposer()
+    if name == "llm":
+        if not meta_model:
+            raise InputError("--proposer llm", "needs a meta-model", "--meta-model <LiteLLM model string>")
+        from harnessx.search.proposers.llm import LLMProposer
+
+        return LLMProposer(meta_model)
+    if name == "gepa":
+        from harnessx.search.gepa import GepaProposer
+
+        return GepaProposer(meta_model)
+    raise InputError("--proposer", f"unknown proposer {name!r}", f"one of {', '.join(PROPOSERS)}")
+
+
+__all__ = ["PROPOSERS", "Proposal", "Proposer", "RoundContext", "RulesProposer", "make_proposer"]

@@ -1,0 +1,56 @@
+"""The proposer protocol: K candidate harnesses per round from the incumbent and the history."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from harnessx.agent.result import RolloutResult
+from harnessx.evaluation import Evaluation
+from harnessx.harness import Harness
+from harnessx.search.objectives import Objective
+from harnessx.search.space import SearchSpace
+from harnessx.trajectory import Trajectory
+
+
+@dataclass(frozen=True)
+class Proposal:
+    harness: Harness
+    edit: str         # a stable key of the edit (never re-proposed once rejected)
+    rationale: str    # why the proposer expects it to help
+    target: str = ""  # the library, switch group or component it changes
+
+
+@dataclass(frozen=True)
+class RoundContext:
+    """Everything a proposer may see: search-split evidence only."""
+
+    round: int
+    objective: Objective
+    space: SearchSpace
+    incumbent: Harness
+    evaluation: Evaluation                      # the incumbent on the full search split
+    history: tuple[dict[str, Any], ...]         # every ledger row so far, rejected proposals included
+    trajectory: Callable[[RolloutResult], Trajectory]
+    seed: int = 0
+
+    def failure_modes(self) -> dict[str, int]:
+        """The incumbent's failure-mode counts, largest first."""
+        counts = self.evaluation.scorecard.failure_modes
+        return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    def seen_hashes(self) -> set[str]:
+        return {row["hash"] for row in self.history}
+
+    def rejected_edits(self) -> set[str]:
+        return {row["edit"] for row in self.history if not row["accepted"] and row.get("edit")}
+
+
+@runtime_checkable
+class Proposer(Protocol):
+    name: str
+
+    def propose(self, ctx: RoundContext, k: int) -> list[Proposal]:
+        """Up to k proposals, each a harness not evaluated before in this search."""
+        ...

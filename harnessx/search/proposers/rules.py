@@ -1,0 +1,86 @@
+"""The offline `rules` proposer: fix the incumbent's dominant failure from the search space.
+
+It ranks the incumbent's failure modes by count and, for each, walks the libraries and switch
+groups of the space that address it: a library edit swaps in a clause the component does not
+hold yet; a switch edit takes values from an Optuna TPE sampler that has seen how earlier values
+of that group fared. It never repeats a rejected edit or an evaluated harness, and it is a pure
+function of the round context, so a resumed search proposes exactly what it proposed before.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+
+import optuna
+
+from harnessx.harness import Harness
+from harnessx.search.proposers.base import Proposal, RoundContext
+from harnessx.search.space import SwitchGroup, contains, stable_seed
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+SHARE_OF_TOP = 0.25  # failure modes at least this share of the dominant one get proposals too
+SAMPLER_TRIES = 8
+
+
+class RulesProposer:
+    name = "rules"
+
+    def propose(self, ctx: RoundContext, k: int) -> list[Proposal]:
+        counts = ctx.failure_modes()
+        top = next(iter(counts.values()), 0)
+        modes = [m for m, c in counts.items() if c >= SHARE_OF_TOP * top and c > 0]
+        targets = {m: ctx.space.targets_for(m) for m in modes}
+        everything = list(ctx.space.libraries) + list(ctx.space.switches)
+        focused = _round_robin([self._edits(ctx, m, targets[m]) for m in modes])
+        taken: dict[str, Proposal] = {}
+        for proposal in itertools.chain(focused, self._edits(ctx, None, everything)):
+            if proposal.edit not in taken and proposal.harness.hash not in {p.harness.hash for p in taken.values()}:
+                taken[proposal.edit] = proposal
+            if len(taken) == k:
+                break
+        return list(taken.values())
+
+    def _edits(self, ctx: RoundContext, mode: str | None, targets: list[str]) -> Iterator[Proposal]:
+        n = ctx.evaluation.scorecard.joint.n
+        why = (f"{mode} is a leading failure of the incumbent ({ctx.failure_modes()[mode]} of {n} rollouts)"
+               if mode else "exploring the space beyond the incumbent's failure modes")
+        rejected, seen = ctx.rejected_edits(), ctx.seen_hashes()
+        for target in targets:
+            if target in ctx.space.libraries:
+                candidates = self._clause_edits(ctx, target)
+            else:
+                candidates = self._switch_edits(ctx, target, ctx.space.switches[target])
+            for edit, harness, what in candidates:
+                if edit not in rejected and harness.hash not in seen:
+                    yield Proposal(harness.renamed(f"R{ctx.round}", edit=edit), edit, f"{why}; {what}", target)
+
+    def _clause_edits(self, ctx: RoundContext, name: str) -> Iterator[tuple[str, Harness, str]]:
+        library = ctx.space.libraries[name]
+        held = library.current(ctx.incumbent)
+        for clause in library.clauses:
+            if held is None or clause.id != held.id:
+                yield (f"{name}={clause.id}", library.apply(ctx.incumbent, clause),
+                       f"{name}: put clause '{clause.id}' into {library.component}")
+
+    def _switch_edits(self, ctx: RoundContext, name: str, group: SwitchGroup) -> Iterator[tuple[str, Harness, str]]:
+        distributions = group.distributions()
+        study = optuna.create_study(direction="maximize",
+                                    sampler=optuna.samplers.TPESampler(seed=stable_seed(ctx.seed, ctx.round, name)))
+        for row in ctx.history:
+            params = {p: row.get("switches", {}).get(p) for p in distributions}
+            if row.get("target") == name and all(contains(distributions[p], v) for p, v in params.items()):
+                study.add_trial(optuna.trial.create_trial(params=params, distributions=distributions,
+                                                          value=row.get("mean_diff") or 0.0))
+        current = ctx.incumbent.switches.model_dump()
+        for _ in range(SAMPLER_TRIES):
+            params = study.ask(fixed_distributions=distributions).params
+            if any(current[p] != v for p, v in params.items()):
+                changed = ", ".join(f"{p}={v}" for p, v in sorted(params.items()))
+                yield (f"{name}:{changed}", ctx.incumbent.with_switches(**params),
+                       f"switch group {name}: {changed} (Optuna TPE)")
+
+
+def _round_robin(streams: list[Iterator[Proposal]]) -> Iterator[Proposal]:
+    for batch in itertools.zip_longest(*streams):
+        yield from (p for p in batch if p is not None)

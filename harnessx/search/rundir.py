@@ -1,0 +1,92 @@
+"""The run directory `runs/<name>/` and its files (read by compare, report, eval and export).
+
+config.json      the search's configuration (resume must match it)
+checkpoint.json  state after the last finished round (written atomically)
+harnesses/       every candidate, `<hash>.yaml`
+ledger.jsonl     one row per proposal, rejected ones included (R0 is round 0)
+rollouts/        the rollout cache
+optuna.log       the Optuna journal (unless --storage names another store)
+r0.yaml, selected.yaml, summary.json
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from harnessx.errors import InputError
+from harnessx.harness import Harness
+
+# Config fields that may change on --resume: budgets, concurrency, stores, and raising --rounds.
+MUTABLE = ("rounds", "max_rollouts", "max_cost", "concurrency", "storage", "tracking_uri", "created")
+
+
+def write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+class RunDir:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+
+    def __truediv__(self, name: str) -> Path:
+        return self.path / name
+
+    @property
+    def rollouts(self) -> Path:
+        return self.path / "rollouts"
+
+    def prepare(self, config: dict[str, Any], resume: bool) -> dict[str, Any] | None:
+        """Create a fresh run dir, or check a resumed one; returns its checkpoint (None if fresh)."""
+        config_file = self / "config.json"
+        if not resume:
+            if self.path.exists():
+                raise InputError(str(self.path), "run directory already exists",
+                                 "--resume to continue it, or --name for a new search")
+            (self.path / "harnesses").mkdir(parents=True)
+            write_atomic(config_file, json.dumps(config, indent=2))
+            return None
+        if not config_file.is_file():
+            raise InputError(str(self.path), "nothing to resume (no config.json)", "an existing search run directory")
+        old = json.loads(config_file.read_text())
+        changed = sorted(k for k in (old.keys() | config.keys()) if k not in MUTABLE and old.get(k) != config.get(k))
+        if changed:
+            detail = "; ".join(f"{k}: run has {old.get(k)!r}, now {config.get(k)!r}" for k in changed)
+            raise InputError(str(self.path), f"--resume with a different configuration ({detail})",
+                             "the original options, or --name for a new search")
+        write_atomic(config_file, json.dumps({**old, **{k: config[k] for k in MUTABLE if k in config and k != "created"}},
+                                             indent=2))
+        checkpoint = self / "checkpoint.json"
+        return json.loads(checkpoint.read_text()) if checkpoint.is_file() else None
+
+    def save_harness(self, harness: Harness) -> Path:
+        path = self / "harnesses" / f"{harness.hash}.yaml"
+        if not path.is_file():
+            harness.save(path)
+        return path
+
+    def ledger(self) -> list[dict[str, Any]]:
+        path = self / "ledger.jsonl"
+        if not path.is_file():
+            return []
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+    def append_ledger(self, rows: list[dict[str, Any]]) -> None:
+        with open(self / "ledger.jsonl", "a", encoding="utf-8") as fh:
+            fh.writelines(json.dumps(row, default=str) + "\n" for row in rows)
+
+    def trim_ledger(self, last_round: int) -> list[dict[str, Any]]:
+        """Drop rows of rounds after the checkpoint (a round killed after logging, before checkpointing)."""
+        rows = [r for r in self.ledger() if r["round"] <= last_round]
+        write_atomic(self / "ledger.jsonl", "".join(json.dumps(r, default=str) + "\n" for r in rows))
+        return rows
+
+    def write_json(self, name: str, data: Any) -> None:
+        write_atomic(self / name, json.dumps(data, indent=2, default=str))
+
+    def read_json(self, name: str) -> Any:
+        return json.loads((self / name).read_text())

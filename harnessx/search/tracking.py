@@ -1,0 +1,151 @@
+"""Tracking: an Optuna study (one trial per candidate) and MLflow (a parent run per search, a
+nested run per candidate). Both are written from the search's single thread with explicit ids
+(`MlflowClient`, `create_trial`/`add_trial`), and both skip a candidate they already hold, so a
+resumed round never logs twice.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import optuna
+from optuna.trial import TrialState
+
+from harnessx.evaluation import Evaluation
+from harnessx.harness import Harness, diff
+from harnessx.search.space import SearchSpace, contains
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+logging.getLogger("mlflow").setLevel(logging.WARNING)
+DEFAULT_MLFLOW_URI = "sqlite:///mlruns/mlflow.db"
+
+
+def open_study(storage: str | None, journal: Path, name: str, objective: str) -> optuna.Study:
+    """The search's study: a journal file by default, or any Optuna storage URL (RDB)."""
+    if storage:
+        store: Any = storage
+    else:
+        from optuna.storages import JournalStorage
+        from optuna.storages.journal import JournalFileBackend
+
+        store = JournalStorage(JournalFileBackend(str(journal)))
+    study = optuna.create_study(study_name=name, storage=store, direction="maximize", load_if_exists=True)
+    study.set_metric_names([objective])
+    return study
+
+
+class OptunaLedger:
+    def __init__(self, study: optuna.Study, space: SearchSpace):
+        self.study, self.distributions = study, space.distributions()
+        self._have = {(t.user_attrs.get("round"), t.user_attrs.get("slot")): t.number
+                      for t in study.get_trials(deepcopy=False)}
+
+    def add(self, row: dict[str, Any], harness: Harness) -> int:
+        """Record one candidate; returns its trial number. Raced-out candidates are PRUNED."""
+        if (row["round"], row["slot"]) in self._have:
+            return self._have[(row["round"], row["slot"])]
+        switches = harness.switches.model_dump()
+        dists = {k: d for k, d in self.distributions.items() if contains(d, switches[k])}
+        full = row["stage"] == "full"
+        attrs = {k: row[k] for k in ("round", "slot", "hash", "parent", "edit", "accepted", "p_value",
+                                     "p_adjusted", "ci", "mean_diff", "stage", "reason", "mlflow_run_id")}
+        trial = optuna.trial.create_trial(
+            state=TrialState.COMPLETE if full else TrialState.PRUNED,
+            value=row["objective"]["value"] if full else None,
+            intermediate_values={} if full else {row["objective"]["n"]: row["objective"]["value"] or 0.0},
+            params={k: switches[k] for k in dists}, distributions=dists, user_attrs=attrs)
+        self.study.add_trial(trial)
+        number = self.study.get_trials(deepcopy=False)[-1].number
+        self._have[(row["round"], row["slot"])] = number
+        return number
+
+
+class MlflowTracker:
+    """MLflow on a database store (the file store is refused by current MLflow)."""
+
+    def __init__(self, uri: str, experiment: str, artifact_root: Path | None = None):
+        import mlflow
+        from mlflow import MlflowClient
+
+        self.mlflow = mlflow
+        if uri.startswith("sqlite:///"):
+            Path(uri.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        self.client = MlflowClient(tracking_uri=uri, registry_uri=uri)
+        found = self.client.get_experiment_by_name(experiment)
+        if found is not None:
+            self.experiment_id = found.experiment_id
+        else:
+            location = artifact_root.resolve().as_uri() if artifact_root else None
+            self.experiment_id = self.client.create_experiment(experiment, artifact_location=location)
+        self.parent_id: str | None = None
+
+    def start(self, run_name: str, params: dict[str, Any], tags: dict[str, str], parent_id: str | None) -> str:
+        if parent_id is None:
+            parent_id = self.client.create_run(self.experiment_id, run_name=run_name, tags=tags).info.run_id
+            self._log(parent_id, params=params)
+        else:
+            self.client.update_run(parent_id, status="RUNNING")
+        self.parent_id = parent_id
+        return parent_id
+
+    def candidate(self, row: dict[str, Any], harness: Harness, parent: Harness | None, evaluation: Evaluation,
+                  tags: dict[str, str]) -> str:
+        """A nested run for one candidate (reused if the round was already logged)."""
+        found = self.client.search_runs(
+            [self.experiment_id], max_results=1,
+            filter_string=(f"tags.mlflow.parentRunId = '{self.parent_id}' and tags.`harnessx.round` = "
+                           f"'{row['round']}' and tags.`harnessx.slot` = '{row['slot']}'"))
+        if found:
+            return found[0].info.run_id
+        run_id = self.client.create_run(
+            self.experiment_id, run_name=f"r{row['round']}-s{row['slot']}-{row['hash'][:8]}",
+            tags={**tags, "mlflow.parentRunId": self.parent_id, "harnessx.round": str(row["round"]),
+                  "harnessx.slot": str(row["slot"]), "harnessx.hash": row["hash"],
+                  "harnessx.accepted": str(row["accepted"]).lower(), "harnessx.stage": row["stage"]}).info.run_id
+        card = row["scorecard"]
+        metrics = {"objective": row["objective"]["value"], "objective_n": row["objective"]["n"],
+                   **{k: card[k]["value"] for k in ("strict_sa", "relaxed_sa", "solve", "false_abstention", "joint")},
+                   "p_value": row["p_value"], "p_adjusted": row["p_adjusted"], "mean_diff": row["mean_diff"],
+                   "rollouts": row["rollouts"], "accepted": float(row["accepted"])}
+        params = {"round": row["round"], "slot": row["slot"], "parent": row["parent"], "edit": row["edit"],
+                  **{f"switch.{k}": v for k, v in harness.switches.model_dump().items()}}
+        self._log(run_id, params=params, metrics=metrics, step=row["round"])
+        self.client.log_text(run_id, harness.to_yaml(), "harness.yaml")
+        self.client.log_text(run_id, row["rationale"] or "", "proposal/rationale.md")
+        self.client.log_text(run_id, row["reason"] or "", "acceptance/reason.md")
+        if parent is not None:
+            self.client.log_text(run_id, diff(parent, harness) or "(no change)", "proposal/diff.txt")
+        self.client.log_table(run_id, per_task_table(evaluation), "per_task.json")
+        self.client.set_terminated(run_id)
+        return run_id
+
+    def round(self, step: int, metrics: dict[str, float | None]) -> None:
+        self._log(self.parent_id, metrics=metrics, step=step)
+
+    def finish(self, summary_path: Path, selected_path: Path, metrics: dict[str, float | None]) -> None:
+        self._log(self.parent_id, metrics=metrics)
+        self.client.log_artifact(self.parent_id, str(summary_path))
+        self.client.log_artifact(self.parent_id, str(selected_path))
+        self.client.set_terminated(self.parent_id)
+
+    def _log(self, run_id: str, params: dict | None = None, metrics: dict | None = None, step: int = 0) -> None:
+        from mlflow.entities import Metric, Param
+
+        now = int(time.time() * 1000)
+        self.client.log_batch(
+            run_id,
+            metrics=[Metric(k, float(v), now, step) for k, v in (metrics or {}).items() if v is not None],
+            params=[Param(k, str(v)[:6000]) for k, v in (params or {}).items()])
+
+
+def per_task_table(evaluation: Evaluation) -> dict[str, list]:
+    """One row per rollout: task, stratum, family, seed, success, failure mode."""
+    rows = [(s.task_id, "feasible" if s.feasible else "blocked", s.family or "", s.seed, s.valid,
+             float(s.success), s.failure_mode or "") for s in evaluation.scores]
+    columns = ("task", "stratum", "family", "seed", "valid", "success", "failure_mode")
+    return {c: [r[i] for r in rows] for i, c in enumerate(columns)}
