@@ -71,8 +71,9 @@ def test_every_task_passes_its_mechanical_check(suite):
 
 def test_blocked_fields_follow_the_conventions(suite):
     for task in suite.tasks():
-        identity = task.user_scenario["identity_text"].split(" ", 3)[-1].rstrip(".")
-        assert identity.split(",")[0] in task.instruction
+        user = suite.db.users[task.metadata["user_id"]]
+        assert user.email in task.instruction or (
+            f"{user.name.first_name} {user.name.last_name}" in task.instruction and user.address.zip in task.instruction)
         if task.feasible:
             continue
         assert 1 <= len(task.blocker.key_facts) <= 3 and task.blocker.description.count(". ") == 0

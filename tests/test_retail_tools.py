@@ -136,3 +136,8 @@ def test_bad_user_mode_is_an_input_error():
         RetailSuite(user_mode="telepathic")
     with pytest.raises(InputError, match="needs a user model"):
         RetailSuite(user_mode="llm")
+
+
+@pytest.mark.parametrize("expression", ["(10 ** 10000) ** 10000", "9 ** 9 ** 9", "2 ** 10000000"])
+def test_calculate_refuses_huge_integer_powers_quickly(tools, expression):
+    assert run_tool(tools, "calculate", {"expression": expression}) == (False, "Error: exponent too large")

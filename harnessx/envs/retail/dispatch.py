@@ -49,12 +49,8 @@ def argument_error(name: str, arguments: dict[str, Any]) -> str | None:
     return None
 
 
-def serialise(result: Any) -> str:
-    if isinstance(result, str):
-        return result
-    if isinstance(result, BaseModel):
-        return json.dumps(result.model_dump(), default=str)
-    return json.dumps(result, default=str)
+def serialise(result: str | BaseModel) -> str:
+    return result if isinstance(result, str) else json.dumps(result.model_dump(), default=str)
 
 
 def run_tool(tools: RetailTools, name: str, arguments: Any) -> tuple[bool, str]:

@@ -129,9 +129,8 @@ def two_variants(draft: Draft, db: RetailDB, rng: random.Random) -> BlockedSpec 
     item, new = draft.params["item"], draft.params["new"]
     choices = [v for v in db.products[item.product_id].variants.values()
                if v.available and v.item_id != item.item_id]
-    keys = list(new.options)
+    keys = [k for k in new.options if new.options[k] != item.options.get(k)]  # options the customer changes
     rng.shuffle(keys)
-    keys.sort(key=lambda k: new.options[k] == item.options[k])  # options the customer changes first
     for key in keys:
         matches = [v for v in choices if v.options[key] == new.options[key]]
         if len(matches) >= 2:
