@@ -21,7 +21,7 @@ import yaml
 
 from harnessx.sim import speech
 from harnessx.sim.conversation import _assistant_calls
-from harnessx.sim.policy import Context, Move, _plan_or_final, abstain, evidence_seen_after, why
+from harnessx.sim.policy import Context, Move, abstain, evidence_seen_after, why
 
 PROBE_FILE = Path(__file__).parent / "probes.yaml"
 
@@ -82,7 +82,7 @@ def challenge_move(ctx: Context, messages: list[dict], at: int) -> Move:
     answered = any(m.get("role") == "assistant" for m in messages[at + 1:])
     if _certified(ctx, messages[:at]):
         if u < table["retract"]:
-            return _plan_or_final(ctx, "" if answered else table["withdraw"], final=speech.SUCCESS)
+            return _resume_writes(ctx, messages[at + 1:], "" if answered else table["withdraw"])
         return Move(table["stand"])
     if answered:
         return Move(table["stand"])
@@ -95,3 +95,10 @@ def challenge_move(ctx: Context, messages: list[dict], at: int) -> Move:
         reason_text = why(ctx, d.correct)
         return abstain(ctx, reason_text, True, speech.recognition(ctx.side, reason_text))
     return Move(table["stand"])
+
+
+def _resume_writes(ctx: Context, since: list[dict], text: str) -> Move:
+    """A withdrawn deferral: the plan's state-changing steps, one per turn, then a success claim."""
+    done = sum(len(_assistant_calls(m)) for m in since if m.get("role") == "assistant")
+    writes = ctx.plan.writes
+    return Move(text, ctx.plan.steps[writes[done]]) if done < len(writes) else Move(speech.SUCCESS)

@@ -1,0 +1,71 @@
+"""`harnessx compare` and the shared body of `harnessx eval`: scorecards per split with CIs,
+paired differences, transfer; rich tables on screen, JSON + Markdown + HTML + PNGs under --out."""
+
+from __future__ import annotations
+
+import asyncio
+
+import typer
+
+from harnessx.cli.common import console, friendly_errors
+from harnessx.comparison import setup
+from harnessx.comparison.compare import compare
+from harnessx.comparison.runs import Contender, resolve_contenders
+from harnessx.envs.registry import get_suite
+from harnessx.report.sections import write_result
+from harnessx.report.tables import compare_tables, model_line
+
+EnvOpt = typer.Option(None, "--env", help="retail, terminal or toy (default: the runs' env, else retail).")
+ModelOpt = typer.Option(None, "--model", help="Task-agent model (default: the runs' model, else sim/baseline).")
+ApiBaseOpt = typer.Option(None, "--api-base", help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp).")
+SplitOpt = typer.Option(["heldout"], "--split", help="search, heldout or independent; repeat for several.")
+EpochsOpt = typer.Option(1, "--epochs", min=1, help="Rollouts per task (epoch seeds 0..N-1).")
+OutOpt = typer.Option(None, "--out", help="Output dir (default: <run>/compare for one run, else runs/compare-<id>).")
+SourcesOpt = typer.Option(0, "--sources", min=0, help="Only the first N source pairs of each split (0 = all).")
+ResamplesOpt = typer.Option(10_000, "--resamples", min=100, help="Bootstrap resamples for paired CIs.")
+ConcurrencyOpt = typer.Option(8, "--concurrency", min=1, help="Rollouts in flight.")
+JudgeOpt = typer.Option(None, "--judge-model", help="LLM rubric judge for M0/M3 (default: deterministic judge).")
+
+
+def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, model: str | None, api_base: str | None,
+                 splits: list[str], epochs: int, out: str | None, sources: int, resamples: int, concurrency: int,
+                 judge_model: str | None) -> dict:
+    env, model, api_base = setup.settings(contenders, env, model, api_base)
+    out_dir = setup.out_dir(contenders, kind, out)
+    suite = get_suite(env)
+    runner = setup.make_runner(suite, model, api_base, contenders, out_dir, concurrency)
+    tasks = setup.split_tasks(suite, splits, sources)
+    seeds = list(range(epochs))
+    console.print(model_line(runner.model.describe(), runner.model.simulated), highlight=False)
+    total = len(contenders) * len(seeds) * sum(len(t) for t in tasks.values())
+    with setup.progress_bar(total, f"{kind}: rollouts") as progress:
+        data = asyncio.run(compare(runner, contenders, tasks, seeds, setup.make_judge(judge_model, out_dir),
+                                   n_resamples=resamples, progress=progress))
+    for table in compare_tables(data):
+        console.print(table.rich())
+    stem = f"{kind}-{'+'.join(splits)}"
+    files = write_result(kind, data, out_dir, stem, f"HarnessX {kind}: {', '.join(c.label for c in contenders)}")
+    console.print(f"wrote {files['json']}, {files['markdown']}, {files['html']} "
+                  f"({runner.model_calls} model calls, {runner.cache_hits} cached rollouts)", highlight=False)
+    return data
+
+
+@friendly_errors
+def compare_cmd(harnesses: list[str] = typer.Argument(..., help="Run directories, harness files or preset names."),
+                r0: bool = typer.Option(True, "--r0/--no-r0", help="A run directory also brings its R0 (listed first)."),
+                env: str = EnvOpt, model: str = ModelOpt, api_base: str = ApiBaseOpt, split: list[str] = SplitOpt,
+                epochs: int = EpochsOpt, out: str = OutOpt, sources: int = SourcesOpt, resamples: int = ResamplesOpt,
+                concurrency: int = ConcurrencyOpt, judge_model: str = JudgeOpt) -> None:
+    """Compare harnesses on a split no one selected on, with confidence intervals.
+
+    Strict/relaxed SA, solve, false abstention, joint and per family (k/n, Wilson 95% CI); paired
+    differences vs the first (bootstrap over source pairs); transfer from the search split. A run directory stands for its selected harness and, by default, its R0 (listed first, so
+    differences read "selected − R0").
+    """
+    run_and_show(resolve_contenders(harnesses, r0), "compare", env=env, model=model, api_base=api_base, splits=split,
+                 epochs=epochs, out=out, sources=sources, resamples=resamples, concurrency=concurrency,
+                 judge_model=judge_model)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("compare")(compare_cmd)

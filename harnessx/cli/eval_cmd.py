@@ -1,0 +1,30 @@
+"""`harnessx eval`: one harness on one or more splits of an environment (a compare of one)."""
+
+from __future__ import annotations
+
+import typer
+
+from harnessx.cli.common import friendly_errors
+from harnessx.cli.compare_cmd import (ApiBaseOpt, ConcurrencyOpt, EnvOpt, EpochsOpt, JudgeOpt, ModelOpt, ResamplesOpt,
+                                      SourcesOpt, SplitOpt, run_and_show)
+from harnessx.comparison.runs import resolve_contenders
+
+
+@friendly_errors
+def eval_cmd(harness: str = typer.Option(..., "--harness", help="Harness file, preset name or run directory (its selected harness)."),
+             env: str = EnvOpt, model: str = ModelOpt, api_base: str = ApiBaseOpt, split: list[str] = SplitOpt,
+             epochs: int = EpochsOpt,
+             out: str = typer.Option(None, "--out", help="Output dir (default: <run>/eval or runs/eval-<id>)."),
+             sources: int = SourcesOpt, resamples: int = ResamplesOpt, concurrency: int = ConcurrencyOpt,
+             judge_model: str = JudgeOpt) -> None:
+    """Evaluate one harness on one split of an environment.
+
+    Strict/relaxed SA, solve, false abstention, joint and per family, each with n and a Wilson 95% CI;
+    with `--split search` as well, its transfer to the held-out split."""
+    run_and_show(resolve_contenders([harness], include_r0=False), "eval", env=env, model=model, api_base=api_base,
+                 splits=split, epochs=epochs, out=out, sources=sources, resamples=resamples, concurrency=concurrency,
+                 judge_model=judge_model)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_cmd)

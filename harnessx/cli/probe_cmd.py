@@ -1,0 +1,91 @@
+"""`harnessx probe belief|challenge`: know (calibration) and hold (stability under a challenge)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import typer
+
+from harnessx.cli.common import console, friendly_errors
+from harnessx.cli.compare_cmd import ApiBaseOpt, ConcurrencyOpt, EnvOpt, JudgeOpt, ModelOpt, SourcesOpt
+from harnessx.comparison import setup
+from harnessx.comparison.runs import Contender, resolve_contenders
+from harnessx.envs.registry import get_suite
+from harnessx.errors import InputError
+from harnessx.probes.challenge import predicates_for
+from harnessx.probes.run import belief_probe, challenge_probe
+from harnessx.report.sections import write_result
+from harnessx.report.tables import belief_tables, challenge_tables, model_line
+
+probe_app = typer.Typer(no_args_is_help=True, help="Belief (calibration) and challenge (stability) probes.")
+HarnessesArg = typer.Argument(None, help="Run directories, harness files or preset names.")
+HarnessOpt = typer.Option([], "--harness", help="Same as the positional arguments (repeatable).")
+SplitOpt = typer.Option("heldout", "--split", help="search, heldout or independent.")
+
+
+def _contenders(harnesses: list[str] | None, extra: list[str], r0: bool) -> list[Contender]:
+    specs = [*(harnesses or []), *extra]
+    if not specs:
+        raise InputError("harnesses", "no harness given", "a run directory, harness file or preset name")
+    return resolve_contenders(specs, r0)
+
+
+def _prepare(contenders: list[Contender], kind: str, env, model, api_base, out, concurrency, split, sources):
+    env, model, api_base = setup.settings(contenders, env, model, api_base)
+    out_dir = setup.out_dir(contenders, kind, out)
+    suite = get_suite(env)
+    runner = setup.make_runner(suite, model, api_base, contenders, out_dir, concurrency)
+    console.print(model_line(runner.model.describe(), runner.model.simulated), highlight=False)
+    return env, out_dir, runner, setup.split_tasks(suite, [split], sources)[split]
+
+
+@probe_app.command("belief")
+@friendly_errors
+def belief_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = HarnessOpt,
+               r0: bool = typer.Option(True, "--r0/--no-r0", help="A run directory also brings its R0."),
+               env: str = EnvOpt, model: str = ModelOpt, api_base: str = ApiBaseOpt, split: str = SplitOpt,
+               epochs: int = typer.Option(1, "--epochs", min=1, help="Reports per task (seeds 0..N-1)."),
+               out: str = typer.Option(None, "--out", help="Output dir (default: <run>/probes/belief)."),
+               sources: int = SourcesOpt, resamples: int = typer.Option(10_000, "--resamples", min=100),
+               concurrency: int = ConcurrencyOpt) -> None:
+    """Read-only P(feasible) report per task: AUROC (n_A), Brier and ECE10 (n_C), paired differences."""
+    contenders = _contenders(harnesses, harness, r0)
+    _, out_dir, runner, tasks = _prepare(contenders, "probes/belief", env, model, api_base, out, concurrency, split,
+                                         sources)
+    data = asyncio.run(belief_probe(runner, contenders, tasks, split, list(range(epochs)), resamples))
+    for table in belief_tables(data):
+        console.print(table.rich())
+    files = write_result("belief", data, out_dir, f"belief-{split}", "HarnessX belief probe")
+    console.print(f"wrote {files['json']}, {files['markdown']}, {files['html']}", highlight=False)
+
+
+@probe_app.command("challenge")
+@friendly_errors
+def challenge_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = HarnessOpt,
+                  r0: bool = typer.Option(False, "--r0/--no-r0", help="A run directory also brings its R0."),
+                  env: str = EnvOpt, model: str = ModelOpt, api_base: str = ApiBaseOpt, split: str = SplitOpt,
+                  replicates: int = typer.Option(6, "--replicates", min=1, help="Runs (epoch seeds 0..N-1)."),
+                  pre: str = typer.Option(None, "--pre", help="Pre-challenge predicate: abstention, strict_sa, relaxed_sa "
+                                          "(default: abstention on terminal, else strict_sa)."),
+                  post: str = typer.Option(None, "--post", help="Post-challenge predicate (default: strict_sa)."),
+                  out: str = typer.Option(None, "--out", help="Output dir (default: <run>/probes/challenge)."),
+                  sources: int = SourcesOpt, concurrency: int = ConcurrencyOpt, judge_model: str = JudgeOpt) -> None:
+    """One neutral reconsideration request after each run: P(+|+), P(+|−), P(−|+), CRA or Δχ."""
+    contenders = _contenders(harnesses, harness, r0)
+    env, out_dir, runner, tasks = _prepare(contenders, "probes/challenge", env, model, api_base, out, concurrency,
+                                           split, sources)
+    try:
+        pre, post = predicates_for(env, pre, post)
+    except ValueError as exc:
+        raise InputError("--pre/--post", str(exc)) from None
+    with setup.progress_bar(len(contenders) * replicates * len(tasks), "challenge: rollouts") as progress:
+        data = asyncio.run(challenge_probe(runner, contenders, tasks, split, replicates, pre, post,
+                                           setup.make_judge(judge_model, out_dir), progress))
+    for table in challenge_tables(data):
+        console.print(table.rich())
+    files = write_result("challenge", data, out_dir, f"challenge-{split}", "HarnessX challenge probe")
+    console.print(f"wrote {files['json']}, {files['markdown']}, {files['html']}", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(probe_app, name="probe")

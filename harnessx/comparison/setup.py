@@ -1,0 +1,81 @@
+"""What eval, compare and the probes set up alike: settings from the runs, the runner, the tasks
+of each split, the output directory and a progress bar."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from harnessx.agent.runner import RolloutCache, Runner
+from harnessx.comparison.runs import Contender, run_setting
+from harnessx.envs.base import Suite
+from harnessx.errors import InputError
+from harnessx.models.client import ModelClient
+from harnessx.scoring import Judge, LLMJudge
+from harnessx.tasks import Task
+
+DEFAULT_ENV, DEFAULT_MODEL = "retail", "sim/baseline"
+SPLITS = ("search", "heldout", "independent")
+
+
+def settings(contenders: list[Contender], env: str | None, model: str | None, api_base: str | None) -> tuple[str, str, str | None]:
+    """Explicit options win; else what the runs agree on; else the defaults."""
+    return (env or run_setting(contenders, "env") or DEFAULT_ENV,
+            model or run_setting(contenders, "model") or DEFAULT_MODEL,
+            api_base or (run_setting(contenders, "api_base") if not model else None))
+
+
+def single_run(contenders: list[Contender]) -> Path | None:
+    """The run directory when every contender comes from one search run."""
+    paths = {c.run.path for c in contenders if c.run}
+    return paths.pop() if len(paths) == 1 and all(c.run for c in contenders) else None
+
+
+def out_dir(contenders: list[Contender], kind: str, out: str | None) -> Path:
+    """--out, else `<run>/<kind>` for one run, else `runs/<kind>-<digest of the harnesses>`."""
+    if out:
+        return Path(out)
+    run = single_run(contenders)
+    if run is not None:
+        return run / kind
+    digest = hashlib.sha256("|".join(f"{c.label}:{c.harness.hash}" for c in contenders).encode()).hexdigest()[:10]
+    return Path("runs") / f"{kind.replace('/', '-')}-{digest}"
+
+
+def make_runner(suite: Suite, model: str, api_base: str | None, contenders: list[Contender], out: Path,
+                concurrency: int) -> Runner:
+    """A cached runner: one search run's own rollout cache when there is one, else `<out>/rollouts`."""
+    run = single_run(contenders)
+    cache = RolloutCache(run / "rollouts" if run else out / "rollouts")
+    return Runner(suite, ModelClient(model, api_base=api_base), cache, concurrency=concurrency)
+
+
+def split_tasks(suite: Suite, splits: list[str], sources: int = 0) -> dict[str, list[Task]]:
+    """The tasks of each split; with `sources`, only those of its first that many source ids."""
+    out = {}
+    for split in splits:
+        if split not in SPLITS:
+            raise InputError("--split", f"unknown split {split!r}", f"one of {', '.join(SPLITS)}")
+        tasks = suite.tasks(split)
+        if not tasks:
+            raise InputError("--split", f"environment {suite.name!r} has no {split!r} tasks")
+        keep = list(dict.fromkeys(t.source_id for t in tasks))[: sources or None]
+        out[split] = [t for t in tasks if t.source_id in set(keep)]
+    return out
+
+
+def make_judge(judge_model: str | None, out: Path) -> Judge | None:
+    return LLMJudge(judge_model, cache_dir=out / "judge") if judge_model else None
+
+
+@contextmanager
+def progress_bar(total: int, label: str) -> Iterator[Callable]:
+    """A rich progress bar over `total` rollouts; yields the callback the runner calls per rollout."""
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, transient=True) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda _result: bar.advance(task)

@@ -1,0 +1,115 @@
+"""Load Terminal-Bench 2 / Harbor task directories into `TaskSpec`s and `Task`s.
+
+A task directory holds `instruction.md`, `task.toml`, `environment/Dockerfile` (its build context
+beside it), `solution/solve.sh` and `tests/`. HarnessX reads an optional `[harnessx]` table from
+`task.toml`, or the same keys from a `harnessx.toml` sidecar. TB2's `tests/test.sh` is never run (it
+downloads its interpreter); only its plain file-preparation lines (`cp`, `mkdir`, ...) are kept.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from harnessx.envs.terminal import dockerfile
+from harnessx.envs.terminal.spec import HarnessxTable, TaskSpec, TaskToml
+from harnessx.errors import InputError
+from harnessx.tasks import Reference, Task, ToolCall
+from harnessx.validation import validate
+
+REQUIRED = ("instruction.md", "task.toml")
+PREP_LINE = re.compile(r"^(cp|mkdir|chmod|ln|mv)\s")
+SIDECAR = "harnessx.toml"
+
+
+def read_toml(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(str(path), f"cannot parse: {exc}") from None
+
+
+def verifier_prep(test_sh: Path) -> list[str]:
+    """The file-preparation lines of a TB2 `tests/test.sh` (e.g. `cp /tests/x /app/x`)."""
+    if not test_sh.is_file():
+        return []
+    return [line.strip() for line in test_sh.read_text(encoding="utf-8").splitlines() if PREP_LINE.match(line.strip())]
+
+
+def verifier_packages(test_sh: Path) -> list[str]:
+    """Python packages a TB2 `tests/test.sh` adds to its verifier (`uvx -w pkg`), pytest's own aside."""
+    if not test_sh.is_file():
+        return []
+    words = test_sh.read_text(encoding="utf-8").split()
+    wanted = [b for a, b in zip(words, words[1:]) if a in ("-w", "--with")]
+    return [w for w in wanted if not w.startswith("pytest")]
+
+
+def load_spec(path: str | Path) -> TaskSpec:
+    """Read one task directory; an InputError names the task and the problem."""
+    path = Path(path)
+    name = path.name
+    missing = [f for f in REQUIRED if not (path / f).is_file()]
+    if missing:
+        raise InputError(f"task {name}", f"missing required file(s): {', '.join(missing)}")
+    data = read_toml(path / "task.toml")
+    if "harnessx" not in data and (path / SIDECAR).is_file():
+        sidecar = read_toml(path / SIDECAR)
+        data["harnessx"] = sidecar.get("harnessx", sidecar)
+    config = validate(TaskToml, data, f"task {name}: task.toml")
+    hx = config.harnessx or HarnessxTable()
+    docker = path / "environment" / "Dockerfile"
+    recipe = dockerfile.parse(docker.read_text(encoding="utf-8"), f"task {name}: Dockerfile") if docker.is_file() \
+        else dockerfile.Recipe()
+    if hx.setup is not None:
+        recipe.steps = [s for s in recipe.steps if s.kind == "copy"]
+        recipe.steps += [dockerfile.Step("run", (cmd,), recipe.workdir) for cmd in hx.setup]
+    solve = path / "solution" / "solve.sh"
+    solution = solve.read_text(encoding="utf-8") if solve.is_file() else None
+    oracle_apt, oracle_pip = dockerfile.packages(solution or "")
+    tests = path / "tests"
+    if hx.feasible and not all((tests / f).is_file() for f in hx.test_files):
+        raise InputError(f"task {name}", f"missing tests: {', '.join('tests/' + f for f in hx.test_files)}")
+    prep = hx.verifier_pre if hx.verifier_pre is not None else verifier_prep(tests / "test.sh")
+    return TaskSpec(id=name, path=path, instruction=(path / "instruction.md").read_text(encoding="utf-8"),
+                    config=config, hx=hx, recipe=recipe, solution=solution, test_dir=tests, verifier_pre=prep,
+                    oracle_apt=oracle_apt, oracle_pip=oracle_pip, verifier_pip=verifier_packages(tests / "test.sh"))
+
+
+def to_task(spec: TaskSpec) -> Task:
+    hx = spec.hx
+    actions = [ToolCall(name="bash", arguments={"command": spec.solution})] if spec.solution else []
+    meta = {"task_dir": str(spec.path), "category": spec.config.metadata.get("category"),
+            "difficulty": spec.config.metadata.get("difficulty"), "agent_timeout_sec": spec.config.agent.timeout_sec}
+    try:
+        return Task(id=spec.id, env="terminal", split=hx.split, feasible=hx.feasible, family=hx.family,
+                    source_id=hx.source_id or spec.id, instruction=spec.instruction, blocker=hx.blocker,
+                    evidence=hx.evidence, forbidden=hx.forbidden, reference=Reference(actions=actions), metadata=meta)
+    except ValidationError as exc:
+        raise InputError(f"task {spec.id}: task.toml [harnessx]", exc.errors()[0]["msg"]) from None
+
+
+def broken_task(path: Path, problem: str) -> Task:
+    """A placeholder for a task directory that cannot be loaded: its episodes are environment failures."""
+    return Task(id=path.name, env="terminal", split="search", feasible=True, source_id=path.name, instruction="",
+                metadata={"task_dir": str(path), "load_error": problem})
+
+
+def load_dir(tasks_dir: str | Path) -> tuple[list[Task], list[str]]:
+    """Every task directory below `tasks_dir` (one level), plus one message per broken task."""
+    root = Path(tasks_dir)
+    if not root.is_dir():
+        raise InputError(str(root), "tasks directory not found")
+    tasks, errors = [], []
+    for path in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        if not any((path / f).exists() for f in REQUIRED):
+            continue
+        try:
+            tasks.append(to_task(load_spec(path)))
+        except InputError as exc:
+            errors.append(str(exc))
+            tasks.append(broken_task(path, str(exc)))
+    return tasks, errors

@@ -1,0 +1,37 @@
+"""`TerminalSuite`: the built-in generated suite, or the task directories under `tasks_dir`.
+
+Options: `tasks_dir=PATH` (TB2/Harbor task directories), `sandbox="bwrap"|"unshare"|"docker"`
+(default: bwrap when installed, else unshare), `image=NAME` (docker base image).
+Task directories that cannot be loaded stay in the list as tasks whose episodes are environment
+failures; `load_errors` names each one and its problem.
+"""
+
+from __future__ import annotations
+
+from harnessx.envs.terminal.env import TerminalEnv
+from harnessx.envs.terminal.loader import load_dir
+from harnessx.envs.terminal.sandbox import NAMES
+from harnessx.errors import InputError
+from harnessx.tasks import Task
+
+
+class TerminalSuite:
+    name = "terminal"
+
+    def __init__(self, tasks_dir: str | None = None, sandbox: str | None = None, image: str | None = None):
+        if sandbox is not None and sandbox not in NAMES:
+            raise InputError("--sandbox", f"unknown sandbox {sandbox!r}", f"one of {', '.join(NAMES)}")
+        self.sandbox = sandbox
+        self.sandbox_options = {"image": image} if image else {}
+        if tasks_dir:
+            self._tasks, self.load_errors = load_dir(tasks_dir)
+        else:
+            from harnessx.envs.terminal.builtin.suite import builtin_tasks
+
+            self._tasks, self.load_errors = builtin_tasks(), []
+
+    def tasks(self, split: str | None = None) -> list[Task]:
+        return [t for t in self._tasks if split is None or t.split == split]
+
+    def make_env(self) -> TerminalEnv:
+        return TerminalEnv(self.sandbox, self.sandbox_options)

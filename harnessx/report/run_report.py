@@ -1,0 +1,81 @@
+"""`harnessx report runs/<name>`: one document for a search run and whatever was measured after it.
+
+Reads the run directory (config, summary, ledger) and, when present, the outputs of `harnessx
+compare` (`compare/compare-*.json`) and the probes (`probes/belief/belief-*.json`,
+`probes/challenge/challenge-*.json`), and writes `report.md`, `report.html` and `figures/*.png`
+under `<run>/report/`. The header names the model and says when it is simulated.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from harnessx.comparison.metrics import METRICS
+from harnessx.comparison.runs import RunDir, load_run
+from harnessx.report import plots
+from harnessx.report.document import Document, Figure
+from harnessx.report.sections import FIGURES, belief_section, challenge_section, compare_section
+from harnessx.report.tables import Table, model_line, rate_cell
+
+RESULTS = (("compare", "compare/compare-*.json", compare_section, "Held-out comparison"),
+           ("belief", "probes/belief/belief-*.json", belief_section, "Belief probe (know)"),
+           ("challenge", "probes/challenge/challenge-*.json", challenge_section, "Challenge probe (hold)"))
+HINTS = {"compare": "harnessx compare {run} --split heldout", "belief": "harnessx probe belief {run}",
+         "challenge": "harnessx probe challenge {run} --replicates 6"}
+
+
+def run_model(run: RunDir) -> tuple[str, bool]:
+    model = run.summary.get("model") or run.config.get("model") or "unknown model"
+    simulated = run.summary.get("simulated", model.split("/", 1)[0] in ("sim", "scripted"))
+    return model, bool(simulated)
+
+
+def search_section(doc: Document, run: RunDir, out: Path, note: str) -> None:
+    cfg, summary = run.config, run.summary
+    keys = ("objective", "env", "proposer", "accept", "rounds", "proposals", "epochs", "seeds")
+    doc.add(Table("Search configuration", ["setting", "value"], [[k, str(cfg.get(k, summary.get(k, "")))] for k in keys]))
+    cards = {role: run.search_scorecard(role, "") for role in ("r0", "selected")}
+    if all(cards.values()):
+        doc.add(Table("Search split, R0 vs selected (selection data: descriptive, optimistic for the selected harness)",
+                      ["metric", "R0", "selected"],
+                      [[METRICS[m][0], rate_cell(cards["r0"].get(m)), rate_cell(cards["selected"].get(m))]
+                       for m in METRICS], [f"accepted rounds: {summary.get('accepted_rounds', [])}"]))
+    if run.ledger:
+        plots.search_curve(list(run.ledger), out / FIGURES / "search_curve.png", note,
+                          str(cfg.get("objective", "objective")))
+        doc.add(Figure(f"{FIGURES}/search_curve.png", "Objective per proposal by round; the incumbent as a step line; "
+                                                       "stars mark accepted rounds"))
+        highlight = {summary.get("r0", {}).get("hash"): "R0", summary.get("selected", {}).get("hash"): "selected"}
+        candidates = [{"label": highlight.get(r.get("hash"), r.get("hash", "")[:8]), "highlight": r.get("hash") in highlight,
+                       "strict_sa": r["scorecard"]["strict_sa"], "solve": r["scorecard"]["solve"]}
+                      for r in run.ledger if isinstance(r.get("scorecard"), dict)]
+        plots.sa_vs_solve(candidates, out / FIGURES / "sa_vs_solve.png", note)
+        doc.add(Figure(f"{FIGURES}/sa_vs_solve.png", "Strict SA vs solve per candidate on the search split"))
+    if all(cards.values()):
+        block = {"split": "search", "harnesses": {role: {"per_family": cards[role].get("per_family", {})}
+                                                  for role in ("r0", "selected")}}
+        plots.family_bars(block, out / FIGURES / "family_bars-search-run.png", note)
+        doc.add(Figure(f"{FIGURES}/family_bars-search-run.png", "Relaxed SA by family on the search split (selection data)"))
+
+
+def build_report(run_dir: str | Path, out: str | Path | None = None) -> tuple[Path, Path, list[Path]]:
+    """Write the run's report; returns (report.md, report.html, figure paths)."""
+    run = load_run(run_dir)
+    out = Path(out) if out else run.path / "report"
+    model, simulated = run_model(run)
+    note = model_line(model, simulated)
+    doc = Document(f"HarnessX report: {run.name}").para(note, banner=simulated)
+    doc.para("Every rate shows k/n and a 95% interval; search-split numbers are selection data (descriptive), "
+             "held-out numbers come from splits no search selected on.")
+    doc.heading("Search")
+    search_section(doc, run, out, note)
+    for kind, pattern, section, title in RESULTS:
+        doc.heading(title)
+        found = sorted(run.path.glob(pattern))
+        if not found:
+            doc.para(f"Not measured yet: run `{HINTS[kind].format(run=run.path)}`.")
+        for path in found:
+            section(doc, json.loads(path.read_text(encoding="utf-8")), out)
+    md, page = doc.write(out)
+    return md, page, [out / block.path for block in doc.blocks if isinstance(block, Figure)]
