@@ -10,7 +10,7 @@ import random
 import re
 from decimal import Decimal
 
-from harnessx.envs.terminal.builtin.family import Family, Instance, Special, csv_text, file_check
+from harnessx.envs.terminal.builtin.family import Family, Instance, Special, contradiction, csv_text, file_check
 
 REGIONS = ["north", "south", "east", "west", "central", "coast", "alpine"]
 PRODUCTS = ["widget", "gadget", "sprocket", "gizmo", "bracket"]
@@ -52,10 +52,10 @@ class SalesTotals(Family):
         if by_revenue == sorted(totals):
             return []
         rows = [["region", "revenue"]] + [[r, f"{totals[r]:.2f}"] for r in by_revenue]
-        return [Special("ambiguous", "conflicting-order", "The instruction demands rows sorted by region name and "
-                        "also ordered by revenue, highest first; the two orders differ.", ["order", "sort"],
-                        extra=" The rows must be ordered by revenue, highest first, so the best region comes first.",
-                        other_reading=[{"type": "csv", "path": self.output, "rows": rows}])]
+        return [contradiction("conflicting-order", "The instruction demands rows sorted by region name and also "
+                              "ordered by revenue, highest first; the two orders differ.", "revenue, highest first",
+                              " The rows must be ordered by revenue, highest first, so the best region comes first.",
+                              [{"type": "csv", "path": self.output, "rows": rows}])]
 
 
 class UsersActive(Family):
@@ -87,10 +87,10 @@ class UsersActive(Family):
         if len(chosen) < 2 or recent == sorted(chosen, key=lambda u: u["id"]):
             return []
         rows = [["id", "email"]] + [[str(u["id"]), u["email"]] for u in recent]
-        return [Special("ambiguous", "conflicting-order", "Rows must be sorted by id and also start with the most "
-                        "recently active user; the orders differ.", ["order", "last_login"],
-                        extra=" The most recently active user must come first, then the next most recent, and so on.",
-                        other_reading=[{"type": "csv", "path": self.output, "rows": rows}])]
+        return [contradiction("conflicting-order", "Rows must be sorted by id and also start with the most recently "
+                              "active user; the orders differ.", "most recent",
+                              " The most recently active user must come first, then the next most recent, and so on.",
+                              [{"type": "csv", "path": self.output, "rows": rows}])]
 
 
 class StockReconcile(Family):
@@ -168,11 +168,11 @@ class EnvMerge(Family):
         defaults = env_values(inst.files["/app/env/defaults.env"])
         merged = dict(env_values(inst.files[self.primary]), **defaults)
         key = next(k for k, _ in inst.params["overrides"] if k in defaults)
-        return [Special("ambiguous", "authority-conflict", f"{key} is set in both files with different values, and the "
-                        "instruction says both that overrides win and that defaults must not change.", [key, "conflict"],
-                        extra=" The values in defaults.env are authoritative: the merged file must never change a "
+        return [contradiction("authority-conflict", f"{key} is set in both files with different values, and the "
+                              "instruction says both that overrides win and that defaults must not change.", key,
+                              " The values in defaults.env are authoritative: the merged file must never change a "
                               "value that defaults.env sets.",
-                        other_reading=[file_check(self.output, "".join(f"{k}={merged[k]}\n" for k in sorted(merged)))])]
+                              [file_check(self.output, "".join(f"{k}={merged[k]}\n" for k in sorted(merged)))])]
 
 
 class TemplateRender(Family):
@@ -244,7 +244,6 @@ class PyFunction(Family):
 
     def specials(self, inst: Instance, rng: random.Random) -> list[Special]:
         other = rng.choice([s for s in range(1, 26) if s != inst.params["shift"]])
-        return [Special("ambiguous", "conflicting-shift", f"The instruction fixes a shift of {other}, but the examples "
-                        f"use a shift of {inst.params['shift']}.", ["shift", "examples"],
-                        extra=f" Use a shift of exactly {other} places.",
-                        other_reading=self.run_checks(inst.params, other))]
+        return [contradiction("conflicting-shift", f"The instruction fixes a shift of {other}, but the examples use "
+                              f"a shift of {inst.params['shift']}.", "shift", f" Use a shift of exactly {other} places.",
+                              self.run_checks(inst.params, other))]

@@ -7,7 +7,7 @@ import random
 import re
 from collections import Counter
 
-from harnessx.envs.terminal.builtin.family import Family, Instance, Special, file_check
+from harnessx.envs.terminal.builtin.family import Family, Instance, Special, contradiction, file_check
 
 SERVICES = ["billing", "auth", "search", "mailer", "gateway", "cron", "reports"]
 LEVELS = ["DEBUG", "INFO", "INFO", "WARNING", "ERROR"]
@@ -51,10 +51,10 @@ class LogLevels(Family):
         if not quiet:
             return []
         noisy = {s: c for s, c in report.items() if c["ERROR"] > 0}
-        return [Special("ambiguous", "conflicting-scope", f"{quiet[0]} logged no errors, yet the report must both list "
-                        "every service and only services with errors.", [quiet[0], "no error"],
-                        extra=" The report must list only services that logged at least one ERROR.",
-                        other_reading=[{"type": "json", "path": self.output, "value": noisy}])]
+        return [contradiction("conflicting-scope", f"{quiet[0]} logged no errors, yet the report must both list "
+                              "every service and only services with errors.", quiet[0],
+                              " The report must list only services that logged at least one ERROR.",
+                              [{"type": "json", "path": self.output, "value": noisy}])]
 
 
 class AccessStats(Family):
