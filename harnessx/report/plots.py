@@ -78,8 +78,8 @@ def family_bars(block: dict, path: Path, model_note: str, metric: str = "relaxed
         rates = [block["harnesses"][lb]["per_family"].get(f, {}).get(metric) or {} for f in families]
         xs = [j + i * width for j in range(len(families))]
         values = [r.get("value") or 0.0 for r in rates]
-        errs = [[v - (r["ci"][0] if r.get("ci") else v) for v, r in zip(values, rates)],
-                [(r["ci"][1] if r.get("ci") else v) - v for v, r in zip(values, rates)]]
+        errs = [[max(0.0, v - (r["ci"][0] if r.get("ci") else v)) for v, r in zip(values, rates)],
+                [max(0.0, (r["ci"][1] if r.get("ci") else v) - v) for v, r in zip(values, rates)]]
         ax.bar(xs, values, width, yerr=errs, capsize=3, label=lb)
         for x, r in zip(xs, rates):
             ax.text(x, 0.01, f"n={r.get('n', 0)}", ha="center", va="bottom", fontsize=7, rotation=90)
