@@ -10,7 +10,7 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from harnessx.errors import HarnessXError
+from harnessx.errors import HarnessXError, InputError
 
 console = Console()
 err_console = Console(stderr=True)
@@ -21,6 +21,27 @@ ModelOpt = typer.Option(DEFAULT_MODEL, "--model", help="Task-agent model: any Li
                         "`sim/<profile>` (offline simulated agent) or `local/smollm2`.")
 ApiBaseOpt = typer.Option(None, "--api-base", help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp).")
 EnvOpt = typer.Option("retail", "--env", help="Environment: retail, terminal or toy.")
+Tau2DirOpt = typer.Option(None, "--tau2-dir", help="retail: a τ²-bench retail data folder (db.json, tasks.json, "
+                          "split_tasks.json, policy.md) to build the suite over.")
+TasksDirOpt = typer.Option(None, "--tasks-dir", help="terminal: a folder of Terminal-Bench 2.0 / Harbor task dirs.")
+SandboxOpt = typer.Option(None, "--sandbox", help="terminal: bwrap (default when present), unshare or docker.")
+UserModeOpt = typer.Option(None, "--user-mode", help="retail: solo (default), scripted or llm.")
+UserModelOpt = typer.Option(None, "--user-model", help="retail: LiteLLM model of the llm user simulator.")
+
+# Which suite option belongs to which environment (keyword of the suite's constructor).
+SUITE_OPTIONS = {"tau2_dir": "retail", "user_mode": "retail", "user_model": "retail",
+                 "tasks_dir": "terminal", "sandbox": "terminal"}
+
+
+def open_suite(env: str, **options: Any):
+    """The environment's suite with the options the user set; an option for another env is an error."""
+    from harnessx.envs.registry import get_suite
+
+    given = {k: v for k, v in options.items() if v is not None}
+    for key in given:
+        if SUITE_OPTIONS[key] != env:
+            raise InputError(f"--{key.replace('_', '-')}", f"applies to --env {SUITE_OPTIONS[key]}, not {env!r}")
+    return get_suite(env, **given)
 
 
 def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:

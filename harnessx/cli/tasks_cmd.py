@@ -8,8 +8,9 @@ from collections import Counter
 import typer
 from rich.table import Table
 
-from harnessx.cli.common import EnvOpt, console, friendly_errors
-from harnessx.envs.registry import get_suite
+from harnessx.cli.common import (EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors,
+                                 open_suite)
+from harnessx.errors import InputError
 
 tasks_app = typer.Typer(no_args_is_help=True, help="List, show and build task suites.")
 
@@ -17,9 +18,10 @@ tasks_app = typer.Typer(no_args_is_help=True, help="List, show and build task su
 @tasks_app.command("list")
 @friendly_errors
 def list_tasks(env: str = EnvOpt, split: str = typer.Option(None, help="search, heldout or independent"),
-               limit: int = typer.Option(0, help="show at most this many rows (0 = all)")) -> None:
+               limit: int = typer.Option(0, help="show at most this many rows (0 = all)"),
+               tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt) -> None:
     """List tasks with split, family and source; counts per split and family at the end."""
-    tasks = get_suite(env).tasks(split)
+    tasks = open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir).tasks(split)
     table = Table("id", "split", "kind", "source")
     for task in tasks[: limit or None]:
         table.add_row(task.id, task.split, task.family or "feasible", task.source_id)
@@ -32,21 +34,20 @@ def list_tasks(env: str = EnvOpt, split: str = typer.Option(None, help="search, 
 
 @tasks_app.command("show")
 @friendly_errors
-def show_task(task_id: str, env: str = EnvOpt) -> None:
+def show_task(task_id: str, env: str = EnvOpt, tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt) -> None:
     """Show one task in full, protected blocker included (it is never shown to the agent)."""
-    matches = [t for t in get_suite(env).tasks() if t.id == task_id]
+    matches = [t for t in open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir).tasks() if t.id == task_id]
     if not matches:
-        from harnessx.errors import InputError
-
         raise InputError("task id", f"no task {task_id!r} in environment {env!r}")
     console.print_json(json.dumps(matches[0].model_dump(mode="json")))
 
 
 @tasks_app.command("build")
 @friendly_errors
-def build_tasks(env: str = EnvOpt, out: str = typer.Option(None, help="write the suite as JSONL here")) -> None:
-    """Regenerate the built-in suite (deterministic) and optionally write it out."""
-    suite = get_suite(env)
+def build_tasks(env: str = EnvOpt, out: str = typer.Option(None, help="write the suite as JSONL here"),
+                tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt) -> None:
+    """Regenerate the suite (deterministic) and optionally write it out."""
+    suite = open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox)
     tasks = suite.tasks()
     if out:
         with open(out, "w", encoding="utf-8") as fh:
