@@ -1,0 +1,66 @@
+"""Conformance with the 20 Terminal-Bench 2 tasks in ../shared (read in place, never copied).
+
+The loader reads all 20. A task is hosted when the packages its Dockerfile, verifier and oracle
+install are already on this machine (nothing can be installed offline); the manifest's tiers say why
+the others are not (A* needs OCR, some C tasks need wheels that are absent, write-compressor's oracle
+needs Debian's rustc). On every hosted task the oracle passes in the sandbox and a do-nothing agent
+fails; unhosted tasks are environment failures, never scored. Episodes run two at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from harnessx.envs.terminal import hosting
+from harnessx.envs.terminal.checks import check, start_checks
+from harnessx.envs.terminal.loader import load_dir, load_spec
+
+pytestmark = [pytest.mark.shared,
+              pytest.mark.skipif(not shutil.which("bwrap") and not shutil.which("unshare"), reason="no sandbox")]
+
+
+@pytest.fixture(scope="module")
+def tb2(shared_dir):
+    root = shared_dir / "data" / "terminal-bench-2"
+    manifest = {t["name"]: t for t in json.loads((root / "MANIFEST.json").read_text())["tasks"]}
+    tasks, errors = load_dir(root)
+    hosted = [t for t in tasks if not hosting.missing(load_spec(t.metadata["task_dir"]), oracle=True)]
+    futures = start_checks([(t, kind) for t in hosted for kind in ("oracle", "nop")])
+    return {"manifest": manifest, "tasks": {t.id: t for t in tasks}, "errors": errors, "futures": futures}
+
+
+def test_loader_reads_all_twenty(tb2):
+    assert not tb2["errors"] and set(tb2["tasks"]) == set(tb2["manifest"]) and len(tb2["tasks"]) == 20
+    for task in tb2["tasks"].values():
+        assert task.instruction.strip() and task.feasible and task.reference.actions
+        assert "test.sh" not in " ".join(load_spec(task.metadata["task_dir"]).verifier_pre)
+
+
+def test_hosting_follows_the_manifest_tiers(tb2):
+    for name, entry in tb2["manifest"].items():
+        gaps = hosting.missing(load_spec(tb2["tasks"][name].metadata["task_dir"]), oracle=True)
+        if entry["tier"] in ("A", "B") and name != "write-compressor":
+            assert not gaps, f"{name} (tier {entry['tier']}) needs only host tools but lacks {gaps}"
+        if entry["tier"] == "A*":
+            assert gaps, "the OCR oracle cannot be hosted without tesseract"
+
+
+@pytest.mark.parametrize("name", [
+    "cancel-async-tasks", "circuit-fibsqrt", "constraints-scheduling", "distribution-search",
+    "feal-differential-cryptanalysis", "feal-linear-cryptanalysis", "gcode-to-text", "git-leak-recovery",
+    "largest-eigenval", "llm-inference-batching-scheduler", "log-summary-date-ranges", "merge-diff-arc-agi-task",
+    "model-extraction-relu-logits", "multi-source-data-merger", "openssl-selfsigned-cert", "regex-log",
+    "schemelike-metacircular-eval", "sparql-university", "sqlite-db-truncate", "write-compressor"])
+def test_oracle_passes_and_nop_fails(tb2, name):
+    task = tb2["tasks"][name]
+    gaps = hosting.missing(load_spec(task.metadata["task_dir"]), oracle=True)
+    if gaps:
+        outcome = check(task, "nop")
+        assert not outcome.ok and outcome.reward is None and "cannot be hosted" in outcome.detail
+        pytest.skip(f"{name} (tier {tb2['manifest'][name]['tier']}) not hosted here: missing {', '.join(gaps)}")
+    for kind in ("oracle", "nop"):
+        result = tb2["futures"][(name, kind)].result()
+        assert result.ok, f"{kind}: reward {result.reward}\n{result.detail}"
