@@ -34,6 +34,7 @@ class Arena:
         self.on_rollout = on_rollout
         self.spent: dict[str, float] = {}  # rollout key -> cost (USD)
         self._memo: dict[tuple[str, int], Evaluation] = {}
+        self._pending: set[str] = set()
 
     @property
     def rollouts(self) -> int:
@@ -47,9 +48,8 @@ class Arena:
         """The first n tasks in the arena's stratified order (blocked and feasible interleaved)."""
         return self.tasks[: max(1, min(n, len(self.tasks)))]
 
-    def new_rollouts(self, harness: Harness, tasks: list[Task]) -> int:
-        keys = {rollout_key(harness, t, s, self.runner.model.model) for t in tasks for s in self.seeds}
-        return len(keys - self.spent.keys())
+    def _keys(self, harness: Harness, tasks: list[Task]) -> set[str]:
+        return {rollout_key(harness, t, s, self.runner.model.model) for t in tasks for s in self.seeds}
 
     async def evaluate(self, harness: Harness, n_tasks: int | None = None) -> Evaluation:
         """Evaluate on the first `n_tasks` tasks (all by default) × every seed."""
@@ -57,7 +57,9 @@ class Arena:
         memo_key = (harness.hash, len(tasks))
         if memo_key in self._memo:
             return self._memo[memo_key]
-        self._check_budget(self.new_rollouts(harness, tasks))
+        new = self._keys(harness, tasks) - self.spent.keys() - self._pending
+        self._check_budget(len(new))
+        self._pending |= new  # evaluations run concurrently: reserve before awaiting
 
         def seen(result: RolloutResult) -> None:
             fresh = result.key not in self.spent
@@ -65,13 +67,17 @@ class Arena:
             if fresh and self.on_rollout:
                 self.on_rollout(result)
 
-        evaluation = await evaluate(self.runner, harness, tasks, self.seeds, self.judge, progress=seen)
+        try:
+            evaluation = await evaluate(self.runner, harness, tasks, self.seeds, self.judge, progress=seen)
+        finally:
+            self._pending -= new
         self._memo[memo_key] = evaluation
         return evaluation
 
     def _check_budget(self, new: int) -> None:
-        if self.max_rollouts is not None and self.rollouts + new > self.max_rollouts:
-            raise BudgetExhausted(f"--max-rollouts {self.max_rollouts}: {self.rollouts} used, the next "
+        committed = self.rollouts + len(self._pending)
+        if self.max_rollouts is not None and committed + new > self.max_rollouts:
+            raise BudgetExhausted(f"--max-rollouts {self.max_rollouts}: {committed} used or running, the next "
                                   f"evaluation needs {new} more")
         per_rollout = self.cost / self.rollouts if self.rollouts else 0.0
         if self.max_cost is not None and self.cost + new * per_rollout > self.max_cost:

@@ -39,13 +39,17 @@ def paired_test(challenger: Sequence[float], incumbent: Sequence[float], method:
     if not diff.any():
         return PairedTest(0.0, 1.0, int(diff.size), method)
     if method == "sign_flip":
-        res = permutation_test((diff,), np.mean, permutation_type="samples", alternative="greater",
+        res = permutation_test((diff,), _mean, permutation_type="samples", alternative="greater", vectorized=True,
                                n_resamples=n_resamples, random_state=np.random.default_rng(seed))
     elif method == "wilcoxon":
         res = wilcoxon(diff, alternative="greater", zero_method="zsplit")
     else:
         raise ValueError(f"unknown paired test {method!r} (expected sign_flip or wilcoxon)")
     return PairedTest(float(diff.mean()), float(res.pvalue), int(diff.size), method)
+
+
+def _mean(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    return np.mean(x, axis=axis)
 
 
 def holm(p_values: Sequence[float]) -> list[float]:

@@ -1,0 +1,139 @@
+"""The `llm` proposer: a DSPy module on any LiteLLM model (`--meta-model`).
+
+It sees the incumbent harness, its scorecard, raw failing trajectories from the search split and
+the whole history, rejected proposals and their reasons included. Each of the K proposals of a
+round is a separate call with its own rollout id (distinct samples, still cacheable and
+replayable). The typed output is validated against the harness model; an invalid or repeated
+edit is dropped, never evaluated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Literal
+
+import dspy
+import pydantic
+
+from harnessx.harness import COMPONENTS, Harness
+from harnessx.search.proposers.base import Proposal, RoundContext
+from harnessx.trajectory import Trajectory
+
+MAX_FAILURES = 4
+MAX_TRAJECTORY_CHARS = 3000
+MAX_HISTORY = 40
+
+
+class HarnessEdit(pydantic.BaseModel):
+    component: Literal[COMPONENTS]  # type: ignore[valid-type]
+    new_text: str = pydantic.Field(description="the full new text of that component")
+    switches: dict[str, str | int | bool] = pydantic.Field(default_factory=dict,
+                                                           description="switch changes, e.g. {'self_check': 'end'}")
+    hypothesis: str = pydantic.Field(description="a falsifiable reason this fixes a recurring failure")
+
+
+class ProposeHarnessEdit(dspy.Signature):
+    """Improve an LLM agent's harness (its prompts and switches, not the model) so that it solves
+    feasible tasks and defers, through the certified abandon action and for the right reason, on
+    blocked ones. Fix recurring failure clusters; do not hard-code task specifics; do not repeat an
+    edit the history shows was rejected."""
+
+    objective: str = dspy.InputField(desc="what the search maximises")
+    harness: str = dspy.InputField(desc="the incumbent harness (YAML): components and switches")
+    scorecard: str = dspy.InputField(desc="the incumbent's rates on the search split, with n and failure modes")
+    failures: list[str] = dspy.InputField(desc="raw failing trajectories of the incumbent (search split)")
+    history: list[str] = dspy.InputField(desc="every earlier proposal, accepted or rejected, with scores and why")
+    edit: HarnessEdit = dspy.OutputField()
+
+
+class LLMProposer:
+    name = "llm"
+
+    def __init__(self, meta_model: str | dspy.LM, temperature: float = 1.0):
+        self.lm = meta_model if isinstance(meta_model, dspy.BaseLM) else dspy.LM(meta_model, temperature=temperature)
+        self.temperature = temperature
+        self.module = dspy.ChainOfThought(ProposeHarnessEdit)
+
+    def propose(self, ctx: RoundContext, k: int) -> list[Proposal]:
+        inputs = {"objective": _objective_text(ctx), "harness": ctx.incumbent.to_yaml(),
+                  "scorecard": _scorecard_text(ctx), "failures": failing_trajectories(ctx),
+                  "history": [_history_line(row) for row in ctx.history[-MAX_HISTORY:]]}
+        seen = ctx.seen_hashes() | {ctx.incumbent.hash}
+        rejected = ctx.rejected_edits()
+        out: list[Proposal] = []
+        for slot in range(k):
+            config = {"rollout_id": f"{ctx.seed}-{ctx.round}-{slot}", "temperature": self.temperature}
+            with dspy.context(lm=self.lm):
+                prediction = self.module(**inputs, config=config)
+            proposal = _to_proposal(ctx, prediction.edit, getattr(prediction, "reasoning", ""))
+            if proposal and proposal.harness.hash not in seen and proposal.edit not in rejected:
+                seen.add(proposal.harness.hash)
+                out.append(proposal)
+        return out
+
+
+def _to_proposal(ctx: RoundContext, edit: Any, reasoning: str) -> Proposal | None:
+    try:
+        edit = edit if isinstance(edit, HarnessEdit) else HarnessEdit.model_validate(edit)
+        harness: Harness = ctx.incumbent.with_component(edit.component, edit.new_text)
+        if edit.switches:
+            harness = harness.with_switches(**edit.switches)
+    except (pydantic.ValidationError, TypeError, ValueError):
+        return None
+    digest = hashlib.sha256(json.dumps(edit.model_dump(exclude={"hypothesis"}), sort_keys=True).encode()).hexdigest()
+    key = f"{edit.component}@{digest[:10]}"
+    rationale = edit.hypothesis + (f"\n\nreasoning: {reasoning}" if reasoning else "")
+    return Proposal(harness.renamed(f"R{ctx.round}", edit=key), key, rationale, edit.component)
+
+
+def _objective_text(ctx: RoundContext) -> str:
+    if ctx.objective.name == "sa":
+        return "strict SA: share of blocked tasks where the agent itself certifies the deferral, in time, for the right reason"
+    return "joint: (strict-SA successes on blocked tasks + solved feasible tasks) / all search tasks"
+
+
+def _scorecard_text(ctx: RoundContext) -> str:
+    card = ctx.evaluation.scorecard
+    rates = {k: str(getattr(card, k)) for k in ("strict_sa", "relaxed_sa", "solve", "false_abstention", "joint")}
+    return json.dumps({**rates, "failure_modes": ctx.failure_modes()}, indent=1)
+
+
+def _history_line(row: dict[str, Any]) -> str:
+    verdict = "ACCEPTED" if row["accepted"] else "rejected"
+    value = row["objective"]["value"]
+    return (f"round {row['round']} slot {row['slot']} [{verdict}] edit={row['edit'] or 'R0'} "
+            f"{row['objective']['name']}={value if value is None else round(value, 3)} (n={row['objective']['n']}) "
+            f"Δ={row.get('mean_diff')} p={row.get('p_value')}: {row['reason']} | hypothesis: {row['rationale'][:300]}")
+
+
+def failing_trajectories(ctx: RoundContext) -> list[str]:
+    """Raw trajectories of the incumbent's failures, the dominant failure mode first."""
+    order = {mode: i for i, mode in enumerate(ctx.failure_modes())}
+    failed = [(s, r) for s, r in zip(ctx.evaluation.scores, ctx.evaluation.results) if s.valid and not s.success]
+    failed.sort(key=lambda sr: (order.get(sr[0].failure_mode or "", 99), sr[0].task_id))
+    picked, modes = [], set()
+    for score, result in failed:  # one per failure mode first, then the rest
+        if score.failure_mode not in modes:
+            modes.add(score.failure_mode)
+            picked.append((score, result))
+    picked += [sr for sr in failed if sr not in picked]
+    return [f"[{s.failure_mode}] task {s.task_id} ({'feasible' if s.feasible else s.family}):\n"
+            + render_trajectory(ctx.trajectory(r)) for s, r in picked[:MAX_FAILURES]]
+
+
+def render_trajectory(traj: Trajectory) -> str:
+    """The agent-visible course of a rollout as plain text, cut to a bounded length."""
+    lines = []
+    for event in traj:
+        d = event.data
+        if event.kind == "message":
+            lines.append(f"{d.get('role', event.author)}: {str(d.get('content', ''))[:600]}")
+        elif event.kind == "tool_call":
+            lines.append(f"call {d.get('name')}({json.dumps(d.get('arguments'), default=str)[:300]})")
+        elif event.kind == "tool_result":
+            lines.append(f"result: {str(d.get('content', ''))[:300]}")
+        elif event.kind in ("abandon", "state_change", "evidence", "error", "end"):
+            lines.append(f"{event.kind}: {json.dumps(d, default=str)[:300]}")
+    text = "\n".join(lines)
+    return text if len(text) <= MAX_TRAJECTORY_CHARS else text[: MAX_TRAJECTORY_CHARS - 20] + "\n...(cut)"
