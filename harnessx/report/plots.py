@@ -10,6 +10,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from harnessx.probes.transitions import LABELS as TRANSITION_LABELS  # noqa: E402
 
@@ -46,6 +47,7 @@ def search_curve(ledger: list[dict], path: Path, model_note: str, objective: str
     ax.scatter([p[0] for p in stars], [p[1] for p in stars], marker="*", s=160, color="tab:orange",
                zorder=3, label=f"accepted (rounds {', '.join(str(p[0]) for p in stars) or 'none'})")
     ax.set(xlabel="round (0 = R0)", ylabel=f"{objective} on the search split", title="Search curve by round")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(fontsize=8)
     return _save(fig, path, model_note)
 
