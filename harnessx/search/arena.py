@@ -33,7 +33,7 @@ class Arena:
         self.max_rollouts, self.max_cost = max_rollouts, max_cost
         self.on_rollout = on_rollout
         self.spent: dict[str, float] = {}  # rollout key -> cost (USD)
-        self._memo: dict[tuple[str, int], Evaluation] = {}
+        self._memo: dict[tuple[str, tuple[str, ...]], Evaluation] = {}
         self._pending: set[str] = set()
 
     @property
@@ -53,8 +53,11 @@ class Arena:
 
     async def evaluate(self, harness: Harness, n_tasks: int | None = None) -> Evaluation:
         """Evaluate on the first `n_tasks` tasks (all by default) × every seed."""
-        tasks = self.prefix(n_tasks or len(self.tasks))
-        memo_key = (harness.hash, len(tasks))
+        return await self.evaluate_on(harness, self.prefix(n_tasks or len(self.tasks)))
+
+    async def evaluate_on(self, harness: Harness, tasks: list[Task]) -> Evaluation:
+        """Evaluate on the given search tasks × every seed (memoised, budgeted)."""
+        memo_key = (harness.hash, tuple(t.id for t in tasks))
         if memo_key in self._memo:
             return self._memo[memo_key]
         new = self._keys(harness, tasks) - self.spent.keys() - self._pending

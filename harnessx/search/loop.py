@@ -174,7 +174,7 @@ class Search:
             if state.get("stop_reason"):
                 break
             ctx = RoundContext(round_no, self.objective, self.space, incumbent, inc_eval, tuple(history),
-                               runner.trajectory, self.config.seed)
+                               runner.trajectory, self.config.seed, arena)
             proposals = self.proposer.propose(ctx, self.config.proposals)
             if not proposals:
                 state["stop_reason"] = "the proposer has no new edit"

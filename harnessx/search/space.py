@@ -83,12 +83,16 @@ class Library(BaseModel):
             text = text.replace(held.text.strip(), clause.text.strip())
         else:
             text = "\n".join(p for p in (text.rstrip(), clause.text.strip()) if p) + "\n"
-        edited = harness.with_component(self.component, text)
-        if self.component in ENABLED_BY:
-            switch, inert, enabled = ENABLED_BY[self.component]
-            if getattr(edited.switches, switch) == inert:
-                edited = edited.with_switches(**{switch: enabled})
-        return edited
+        return enable(harness.with_component(self.component, text), self.component)
+
+
+def enable(harness: Harness, component: str) -> Harness:
+    """Turn on the switch without which the runtime ignores `component`, if it is off."""
+    if component in ENABLED_BY and harness.text(component):
+        switch, inert, enabled = ENABLED_BY[component]
+        if getattr(harness.switches, switch) == inert:
+            return harness.with_switches(**{switch: enabled})
+    return harness
 
 
 class IntRange(BaseModel):
@@ -109,13 +113,13 @@ class SwitchGroup(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     addresses: list[str]
-    params: dict[str, list[Any] | IntRange] = Field(min_length=1)
+    params: dict[str, IntRange | list[Any]] = Field(min_length=1)
 
     _modes = field_validator("addresses")(_known_modes)
 
     @field_validator("params")
     @classmethod
-    def _valid_switches(cls, params: dict[str, list[Any] | IntRange]) -> dict[str, list[Any] | IntRange]:
+    def _valid_switches(cls, params: dict[str, IntRange | list[Any]]) -> dict[str, IntRange | list[Any]]:
         for name, choices in params.items():
             if name not in Switches.model_fields:
                 raise ValueError(f"unknown switch {name!r}; known: {list(Switches.model_fields)}")

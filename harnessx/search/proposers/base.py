@@ -9,6 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 from harnessx.agent.result import RolloutResult
 from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness
+from harnessx.search.arena import Arena
 from harnessx.search.objectives import Objective
 from harnessx.search.space import SearchSpace
 from harnessx.trajectory import Trajectory
@@ -34,6 +35,7 @@ class RoundContext:
     history: tuple[dict[str, Any], ...]         # every ledger row so far, rejected proposals included
     trajectory: Callable[[RolloutResult], Trajectory]
     seed: int = 0
+    arena: Arena | None = None                  # for proposers that run rollouts themselves (gepa)
 
     def failure_modes(self) -> dict[str, int]:
         """The incumbent's failure-mode counts, largest first."""

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 import dspy
 import pydantic
+from dspy.utils.exceptions import AdapterParseError
 
 from harnessx.harness import COMPONENTS, Harness
 from harnessx.search.proposers.base import Proposal, RoundContext
@@ -64,8 +65,11 @@ class LLMProposer:
         out: list[Proposal] = []
         for slot in range(k):
             config = {"rollout_id": f"{ctx.seed}-{ctx.round}-{slot}", "temperature": self.temperature}
-            with dspy.context(lm=self.lm):
-                prediction = self.module(**inputs, config=config)
+            try:
+                with dspy.context(lm=self.lm):
+                    prediction = self.module(**inputs, config=config)
+            except AdapterParseError:  # the typed output did not validate: no proposal from this slot
+                continue
             proposal = _to_proposal(ctx, prediction.edit, getattr(prediction, "reasoning", ""))
             if proposal and proposal.harness.hash not in seen and proposal.edit not in rejected:
                 seen.add(proposal.harness.hash)

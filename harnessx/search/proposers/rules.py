@@ -46,14 +46,17 @@ class RulesProposer:
         why = (f"{mode} is a leading failure of the incumbent ({ctx.failure_modes()[mode]} of {n} rollouts)"
                if mode else "exploring the space beyond the incumbent's failure modes")
         rejected, seen = ctx.rejected_edits(), ctx.seen_hashes()
-        for target in targets:
-            if target in ctx.space.libraries:
-                candidates = self._clause_edits(ctx, target)
-            else:
-                candidates = self._switch_edits(ctx, target, ctx.space.switches[target])
-            for edit, harness, what in candidates:
-                if edit not in rejected and harness.hash not in seen:
-                    yield Proposal(harness.renamed(f"R{ctx.round}", edit=edit), edit, f"{why}; {what}", target)
+        streams = [self._target_edits(ctx, t) for t in targets]  # one edit per target before a second
+        for target, edit, harness, what in _round_robin(streams):
+            if edit not in rejected and harness.hash not in seen:
+                yield Proposal(harness.renamed(f"R{ctx.round}", edit=edit), edit, f"{why}; {what}", target)
+
+    def _target_edits(self, ctx: RoundContext, target: str) -> Iterator[tuple[str, str, Harness, str]]:
+        if target in ctx.space.libraries:
+            edits = self._clause_edits(ctx, target)
+        else:
+            edits = self._switch_edits(ctx, target, ctx.space.switches[target])
+        return ((target, *edit) for edit in edits)
 
     def _clause_edits(self, ctx: RoundContext, name: str) -> Iterator[tuple[str, Harness, str]]:
         library = ctx.space.libraries[name]
@@ -81,6 +84,6 @@ class RulesProposer:
                        f"switch group {name}: {changed} (Optuna TPE)")
 
 
-def _round_robin(streams: list[Iterator[Proposal]]) -> Iterator[Proposal]:
+def _round_robin(streams: list[Iterator]) -> Iterator:
     for batch in itertools.zip_longest(*streams):
         yield from (p for p in batch if p is not None)
