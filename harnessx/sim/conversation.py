@@ -26,10 +26,8 @@ class Conversation:
     calls: list[tuple[str, dict]] = field(default_factory=list)
     results: list[str] = field(default_factory=list)
     finals: int = 0              # agent messages without a tool call
-    last: str = "task"           # task | tool_result | check | report | user
-    last_text: str = ""
+    last: str = "task"           # task | assistant | tool_result | check | report | user
     harness_messages: list[str] = field(default_factory=list)  # self-checks and report requests seen
-    answered_check: bool = True  # the agent already replied after the latest self-check
 
 
 def _text_call(content: str) -> tuple[str, dict] | None:
@@ -72,22 +70,19 @@ def read(messages: list[dict]) -> Conversation:
             calls = _assistant_calls(message)
             conv.calls.extend(calls)
             conv.finals += 0 if calls else 1
-            conv.answered_check = True
-            conv.last, conv.last_text = "assistant", content
+            conv.last = "assistant"
         elif role == "tool" or (role == "user" and content.startswith(_TEXT_RESULT)):
             conv.results.append(content)
-            conv.last, conv.last_text = "tool_result", content
+            conv.last = "tool_result"
         elif role == "user":
             if not conv.first_user:
                 conv.first_user = content
-                conv.last, conv.last_text = "task", content
+                conv.last = "task"
                 continue
             kind = message_kind(content) or "user"
             if kind != "user":
                 conv.harness_messages.append(content)
-            if kind == "check":
-                conv.answered_check = False
-            conv.last, conv.last_text = kind, content
+            conv.last = kind
     return conv
 
 

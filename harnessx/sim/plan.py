@@ -13,6 +13,7 @@ READ_PREFIXES = ("get", "find", "list", "search", "read", "lookup", "look_up", "
                  "check", "query", "describe", "inspect", "cat", "ls")
 
 Call = tuple[str, dict]
+SHELL = "bash"
 
 
 def is_read(name: str) -> bool:
@@ -34,20 +35,29 @@ class Plan:
         return tuple(i for i, (name, _) in enumerate(self.steps) if not is_read(name))
 
 
-def build_plan(side: dict) -> Plan:
+def build_plan(side: dict, tools: frozenset[str] = frozenset()) -> Plan:
+    """The reference steps, plus the call that shows a trap's evidence when the plan lacks it: the
+    named evidence call, or (marker only, with a shell) a look through the workspace for it."""
     steps: list[Call] = [(a["name"], dict(a.get("arguments") or {})) for a in side["reference"]["actions"]]
     first_write = next((i for i, (name, _) in enumerate(steps) if not is_read(name)), len(steps))
     evidence = side.get("evidence") or {}
-    index = -1
-    if evidence.get("where") == "observation":
-        tool, args = evidence.get("tool"), evidence.get("args") or {}
-        index = next((i for i, call in enumerate(steps) if matches(call, tool, args)), -1)
-        if index < 0 and tool:
-            steps.insert(first_write, (tool, dict(args)))
-            index, first_write = first_write, first_write + 1
-        elif index < 0:  # marker only: it shows in some result; assume the first write's
-            index = min(first_write, len(steps) - 1)
+    if evidence.get("where") != "observation":
+        return Plan(tuple(steps), -1, first_write)
+    tool, args, marker = evidence.get("tool"), evidence.get("args") or {}, evidence.get("marker")
+    index = next((i for i, call in enumerate(steps) if matches(call, tool, args)), -1)
+    look = (tool, dict(args)) if tool else (SHELL, {"command": _grep(marker)}) if marker and SHELL in tools else None
+    if index < 0 and look:
+        steps.insert(first_write, look)
+        index, first_write = first_write, first_write + 1
+    elif index < 0:  # the marker shows in some result; assume the first write's
+        index = min(first_write, max(len(steps) - 1, 0))
     return Plan(tuple(steps), index, first_write)
+
+
+def _grep(marker: str) -> str:
+    quoted = "'" + marker.replace("'", "'\\''") + "'"
+    return (f"grep -rn -F -- {quoted} . 2>/dev/null | head -n 5; "
+            "find . -name SHA256SUMS -execdir sha256sum -c SHA256SUMS \\; 2>&1 | head -n 20")
 
 
 def evidence_call(side: dict) -> Call | None:
@@ -71,7 +81,7 @@ def _slip(value):
         return value[:-1] + [_slip(value[-1])] if value else ["?"]
     if isinstance(value, (int, float)):
         return value + 1
-    if "\n" in value or " && " in value:  # a script: the last command is left out
-        parts = value.rstrip().rsplit("\n" if "\n" in value.rstrip() else " && ", 1)
-        return parts[0]
+    if "\n" in value.strip():  # a script: its second half is left out
+        lines = value.strip().splitlines()
+        return "\n".join(lines[: max(1, len(lines) // 2)])
     return value[:-1] + ("1" if not value.endswith("1") else "2") if value else "x"

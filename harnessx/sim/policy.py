@@ -9,13 +9,14 @@ claim or a neutral message. Feasible task: run the plan (one step possibly alter
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 
 from harnessx.sim import speech
 from harnessx.sim.conversation import Conversation
 from harnessx.sim.cues import Mechanism
 from harnessx.sim.decision import Decision, rate
-from harnessx.sim.plan import Call, Plan, altered, evidence_call, matches
+from harnessx.sim.plan import SHELL, Call, Plan, altered, evidence_call, matches
 from harnessx.sim.profile import Profile
 
 
@@ -104,7 +105,7 @@ def blocked_move(ctx: Context) -> Move:
     n = len(conv.calls)
     seen = evidence_seen_after(ctx)
     if d.act and d.premature and seen is None:
-        return abstain(ctx, speech.GUESS, d.certify, speech.GUESS)
+        return abstain(ctx, speech.GUESS, d.certify and not d.delegate, speech.GUESS)
     final = speech.SUCCESS if d.fabricate else speech.NEUTRAL
     if not d.recognize or seen is None:
         return _plan_or_final(ctx, final=final)
@@ -116,11 +117,19 @@ def blocked_move(ctx: Context) -> Move:
         said = speech.proceeding(ctx.side, reason_text) if n == act_at else ""
         return _plan_or_final(ctx, said, final)
     if d.delegate:
-        demo = evidence_call(ctx.side)
+        demo = _demonstration(ctx, speech.recognition(ctx.side, reason_text))
         if demo and not any(matches(c, demo[0], demo[1]) for c in conv.calls):
             return Move("", demo)
         return Move(speech.delegating(ctx.side, reason_text))
     return abstain(ctx, reason_text, d.certify, speech.recognition(ctx.side, reason_text))
+
+
+def _demonstration(ctx: Context, statement: str) -> Call | None:
+    """What a delegating agent leaves for harness control to find: the evidence call, or a note
+    printed in the shell."""
+    if (call := evidence_call(ctx.side)) is not None:
+        return call
+    return (SHELL, {"command": f"echo {shlex.quote(statement)}"}) if SHELL in ctx.tools else None
 
 
 def feasible_move(ctx: Context) -> Move:

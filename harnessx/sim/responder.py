@@ -12,6 +12,8 @@ import json
 import random
 from functools import lru_cache
 
+import litellm
+
 from harnessx.sim import policy, probes
 from harnessx.sim.conversation import TEXT_TOOL_MARKER, read, text_tool_names
 from harnessx.sim.cues import active_cues, cue_table, handoff_text, mechanism, shifts
@@ -32,18 +34,19 @@ def episode_seed(profile: Profile, task_id: str, seed: int, harness_text: str) -
 
 
 @lru_cache(maxsize=4096)
-def _plan(side_json: str) -> Plan:
-    return build_plan(json.loads(side_json))
+def _plan(side_json: str, tools: frozenset[str] = frozenset()) -> Plan:
+    return build_plan(json.loads(side_json), tools)
 
 
 @lru_cache(maxsize=8192)
-def _decision(profile_name: str, side_json: str, system: str, handoff: str, seed: int) -> tuple[Decision, dict]:
+def _decision(profile_name: str, side_json: str, system: str, handoff: str, seed: int,
+              tools: frozenset[str] = frozenset()) -> tuple[Decision, dict]:
     profile = load_profile(profile_name)
     side = json.loads(side_json)
     cues = active_cues(system, "system") | active_cues(handoff, "handoff")
     shift = shifts(cues, profile)
     key = episode_seed(profile, side["task_id"], seed, system + handoff)
-    return decide(profile, side, _plan(side_json), shift, key), shift
+    return decide(profile, side, _plan(side_json, tools), shift, key), shift
 
 
 def _late_shifts(harness_messages: list[str], profile: Profile) -> dict[str, float]:
@@ -53,8 +56,16 @@ def _late_shifts(harness_messages: list[str], profile: Profile) -> dict[str, flo
     return shifts(cues, profile)
 
 
+@lru_cache(maxsize=64)
+def _free_pricing(model: str) -> None:
+    """Price `sim/<model>` at zero in LiteLLM's table, sparing it a fuzzy model-info search per call."""
+    litellm.model_cost.setdefault(f"sim/{model}", {"input_cost_per_token": 0.0, "output_cost_per_token": 0.0,
+                                                  "litellm_provider": "sim", "mode": "chat"})
+
+
 def respond(model: str, messages: list[dict], tools: list[dict], metadata: dict) -> dict:
     profile = load_profile(model)
+    _free_pricing(model)
     hx = (metadata or {}).get("harnessx") or {}
     side = hx.get("sim")
     if not side:
@@ -62,10 +73,10 @@ def respond(model: str, messages: list[dict], tools: list[dict], metadata: dict)
     conv = read(messages)
     side_json = json.dumps(side, sort_keys=True)
     handoff = handoff_text(conv.first_user)
-    decision, shift = _decision(model, side_json, conv.system, handoff, int(hx.get("seed", 0)))
     schemas = {t["function"]["name"]: t["function"].get("parameters") or {} for t in tools or []}
     names = frozenset(schemas) or text_tool_names(conv.system)
-    ctx = policy.Context(profile=profile, side=side, plan=_plan(side_json), decision=decision,
+    decision, shift = _decision(model, side_json, conv.system, handoff, int(hx.get("seed", 0)), names)
+    ctx = policy.Context(profile=profile, side=side, plan=_plan(side_json, names), decision=decision,
                          mechanism=mechanism(conv.system, names), conv=conv, shifts=shift,
                          late_shifts=_late_shifts(conv.harness_messages, profile), tools=schemas)
     role = hx.get("role", "agent")
