@@ -24,7 +24,7 @@ from gepa.core.adapter import EvaluationBatch
 from harnessx.harness import Harness
 from harnessx.search.arena import Arena
 from harnessx.search.proposers.base import Proposal, RoundContext
-from harnessx.search.proposers.llm import render_trajectory
+from harnessx.search.traces import render_trajectory
 from harnessx.search.space import SearchSpace, enable
 from harnessx.tasks import Task
 

@@ -25,12 +25,14 @@ from harnessx.search.acceptance import AcceptanceRule, Verdict, make_acceptance
 from harnessx.search.arena import Arena, BudgetExhausted
 from harnessx.search.objectives import get_objective
 from harnessx.search.proposers import Proposal, Proposer, RoundContext, make_proposer
+from harnessx.search.traces import failing
 from harnessx.search.rundir import RunDir
 from harnessx.search.space import load_space
 from harnessx.search.tracking import DEFAULT_MLFLOW_URI, MlflowTracker, OptunaLedger, open_study
 from harnessx.tasks import suite_hash
 
 CHECKPOINT_VERSION = 1
+TRAJECTORIES_PER_CANDIDATE = 3
 HEADLINE = ("strict_sa", "relaxed_sa", "solve", "false_abstention", "joint")
 
 
@@ -139,7 +141,8 @@ class Search:
     async def run(self, resume: bool = False) -> SearchResult:
         started = time.monotonic()
         checkpoint = self.dir.prepare(self.config_record(), resume)
-        runner = Runner(self.suite, self.model, RolloutCache(self.dir.rollouts), concurrency=self.config.concurrency)
+        self.runner = runner = Runner(self.suite, self.model, RolloutCache(self.dir.rollouts),
+                                      concurrency=self.config.concurrency)
         arena = Arena(runner, self.tasks, self.objective, self.config.seeds, judge=self.judge,
                       max_rollouts=self.config.max_rollouts, max_cost=self.config.max_cost,
                       order_seed=self.config.seed, on_rollout=lambda r: self.reporter.rollout(r, arena.cost))
@@ -159,6 +162,7 @@ class Search:
             r0 = self.space.initial()
             r0.save(self.dir / "r0.yaml")
             evaluation = await arena.evaluate(r0)
+            self.reporter.note(self._estimate(evaluation))
             row = self._row(0, 0, Proposal(r0, "", "initial harness (R0)"), None,
                             Verdict(evaluation, "full", accepted=True, reason="initial harness"))
             self._log([row], [(r0, None, evaluation)], optuna_ledger, tracker)
@@ -247,9 +251,22 @@ class Search:
              optuna_ledger: OptunaLedger, tracker: MlflowTracker | None) -> None:
         for row, (harness, parent, evaluation) in zip(rows, candidates):
             self.dir.save_harness(harness)
-            row["mlflow_run_id"] = tracker.candidate(row, harness, parent, evaluation, self._tags()) if tracker else None
+            row["mlflow_run_id"] = (tracker.candidate(row, harness, parent, evaluation, self._tags(),
+                                                      self._failing(evaluation)) if tracker else None)
             row["optuna_trial"] = optuna_ledger.add(row, harness)
         self.dir.append_ledger(rows)
+
+    def _failing(self, evaluation: Evaluation) -> dict[str, str]:
+        return {f"{s.failure_mode}-{s.task_id}-seed{s.seed}": text
+                for s, text in failing(evaluation, self.runner.trajectory, TRAJECTORIES_PER_CANDIDATE)}
+
+    def _estimate(self, r0: Evaluation) -> str:
+        """Tokens and cost of the whole search, extrapolated from R0's rollouts."""
+        n = len(r0.results) or 1
+        total = self.plan()["rollouts"]
+        cost = sum(r.usage.cost_usd for r in r0.results)
+        return (f"estimate from R0: {r0.tokens / n:.0f} tokens and ${cost / n:.5f} per rollout; at most "
+                f"{total} rollouts = {r0.tokens / n * total / 1e6:.2f}M tokens, ${cost / n * total:.2f}")
 
     def _diagnostics(self, round_no: int, evaluation: Evaluation, accepted: bool, best: Evaluation | None) -> dict:
         card = evaluation.scorecard

@@ -94,7 +94,7 @@ class MlflowTracker:
         return parent_id
 
     def candidate(self, row: dict[str, Any], harness: Harness, parent: Harness | None, evaluation: Evaluation,
-                  tags: dict[str, str]) -> str:
+                  tags: dict[str, str], trajectories: dict[str, str]) -> str:
         """A nested run for one candidate (reused if the round was already logged)."""
         found = self.client.search_runs(
             [self.experiment_id], max_results=1,
@@ -121,6 +121,8 @@ class MlflowTracker:
         if parent is not None:
             self.client.log_text(run_id, diff(parent, harness) or "(no change)", "proposal/diff.txt")
         self.client.log_table(run_id, per_task_table(evaluation), "per_task.json")
+        for name, text in trajectories.items():
+            self.client.log_text(run_id, text, f"trajectories/{name}.txt")
         self.client.set_terminated(run_id)
         return run_id
 

@@ -19,10 +19,9 @@ from dspy.utils.exceptions import AdapterParseError
 
 from harnessx.harness import COMPONENTS, Harness
 from harnessx.search.proposers.base import Proposal, RoundContext
-from harnessx.trajectory import Trajectory
+from harnessx.search.traces import failing
 
 MAX_FAILURES = 4
-MAX_TRAJECTORY_CHARS = 3000
 MAX_HISTORY = 40
 
 
@@ -113,31 +112,5 @@ def _history_line(row: dict[str, Any]) -> str:
 
 def failing_trajectories(ctx: RoundContext) -> list[str]:
     """Raw trajectories of the incumbent's failures, the dominant failure mode first."""
-    order = {mode: i for i, mode in enumerate(ctx.failure_modes())}
-    failed = [(s, r) for s, r in zip(ctx.evaluation.scores, ctx.evaluation.results) if s.valid and not s.success]
-    failed.sort(key=lambda sr: (order.get(sr[0].failure_mode or "", 99), sr[0].task_id))
-    picked, modes = [], set()
-    for score, result in failed:  # one per failure mode first, then the rest
-        if score.failure_mode not in modes:
-            modes.add(score.failure_mode)
-            picked.append((score, result))
-    picked += [sr for sr in failed if sr not in picked]
-    return [f"[{s.failure_mode}] task {s.task_id} ({'feasible' if s.feasible else s.family}):\n"
-            + render_trajectory(ctx.trajectory(r)) for s, r in picked[:MAX_FAILURES]]
-
-
-def render_trajectory(traj: Trajectory) -> str:
-    """The agent-visible course of a rollout as plain text, cut to a bounded length."""
-    lines = []
-    for event in traj:
-        d = event.data
-        if event.kind == "message":
-            lines.append(f"{d.get('role', event.author)}: {str(d.get('content', ''))[:600]}")
-        elif event.kind == "tool_call":
-            lines.append(f"call {d.get('name')}({json.dumps(d.get('arguments'), default=str)[:300]})")
-        elif event.kind == "tool_result":
-            lines.append(f"result: {str(d.get('content', ''))[:300]}")
-        elif event.kind in ("abandon", "state_change", "evidence", "error", "end"):
-            lines.append(f"{event.kind}: {json.dumps(d, default=str)[:300]}")
-    text = "\n".join(lines)
-    return text if len(text) <= MAX_TRAJECTORY_CHARS else text[: MAX_TRAJECTORY_CHARS - 20] + "\n...(cut)"
+    return [f"[{s.failure_mode}] task {s.task_id} ({'feasible' if s.feasible else s.family}):\n{text}"
+            for s, text in failing(ctx.evaluation, ctx.trajectory, MAX_FAILURES, list(ctx.failure_modes()))]
