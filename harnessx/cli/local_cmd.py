@@ -6,7 +6,6 @@ import signal
 import sys
 
 import typer
-from rich.markup import escape
 
 from harnessx.cli.common import console, friendly_errors
 from harnessx.errors import HarnessXError
@@ -34,7 +33,7 @@ def serve_cmd(port: int = typer.Option(8080, "--port", help="Port on 127.0.0.1 (
                 return
             raise HarnessXError(f"the llama.cpp server exited with code {code}")
     except (ModelUnavailable, ServerError) as exc:
-        raise HarnessXError(escape(str(exc))) from None  # the message names 'harnessx[local]'
+        raise HarnessXError(str(exc)) from None
 
 
 def register(app: typer.Typer) -> None:
