@@ -4,7 +4,8 @@ The loader reads all 20. A task is hosted when the packages its Dockerfile, veri
 install are already on this machine (nothing can be installed offline); the manifest's tiers say why
 the others are not (A* needs OCR, some C tasks need wheels that are absent, write-compressor's oracle
 needs Debian's rustc). On every hosted task the oracle passes in the sandbox and a do-nothing agent
-fails; unhosted tasks are environment failures, never scored. Episodes run two at a time.
+fails; a task whose environment cannot be built here is an environment failure, never scored.
+Episodes run two at a time, longest first.
 """
 
 from __future__ import annotations
@@ -23,13 +24,18 @@ pytestmark = [pytest.mark.shared,
 
 
 @pytest.fixture(scope="module")
-def tb2(shared_dir):
+def tb2(shared_dir, request):
     root = shared_dir / "data" / "terminal-bench-2"
     manifest = {t["name"]: t for t in json.loads((root / "MANIFEST.json").read_text())["tasks"]}
     tasks, errors = load_dir(root)
-    hosted = [t for t in tasks if not hosting.missing(load_spec(t.metadata["task_dir"]), oracle=True)]
+    specs = {t.id: load_spec(t.metadata["task_dir"]) for t in tasks}
+    wanted = {item.callspec.params.get("name") for item in request.session.items if hasattr(item, "callspec")}
+    hosted = [t for t in tasks if t.id in wanted and not hosting.missing(specs[t.id], oracle=True)]
+    hosted.sort(key=lambda t: -specs[t.id].config.verifier.timeout_sec)  # long tasks first: shorter wall time
     futures = start_checks([(t, kind) for t in hosted for kind in ("oracle", "nop")])
-    return {"manifest": manifest, "tasks": {t.id: t for t in tasks}, "errors": errors, "futures": futures}
+    yield {"manifest": manifest, "tasks": {t.id: t for t in tasks}, "errors": errors, "futures": futures}
+    for future in futures.values():
+        future.cancel()
 
 
 def test_loader_reads_all_twenty(tb2):
@@ -48,18 +54,27 @@ def test_hosting_follows_the_manifest_tiers(tb2):
             assert gaps, "the OCR oracle cannot be hosted without tesseract"
 
 
-@pytest.mark.parametrize("name", [
-    "cancel-async-tasks", "circuit-fibsqrt", "constraints-scheduling", "distribution-search",
-    "feal-differential-cryptanalysis", "feal-linear-cryptanalysis", "gcode-to-text", "git-leak-recovery",
-    "largest-eigenval", "llm-inference-batching-scheduler", "log-summary-date-ranges", "merge-diff-arc-agi-task",
-    "model-extraction-relu-logits", "multi-source-data-merger", "openssl-selfsigned-cert", "regex-log",
-    "schemelike-metacircular-eval", "sparql-university", "sqlite-db-truncate", "write-compressor"])
+NAMES = ["cancel-async-tasks", "circuit-fibsqrt", "constraints-scheduling", "distribution-search",
+         "feal-differential-cryptanalysis", "feal-linear-cryptanalysis", "gcode-to-text", "git-leak-recovery",
+         "largest-eigenval", "llm-inference-batching-scheduler", "log-summary-date-ranges", "merge-diff-arc-agi-task",
+         "model-extraction-relu-logits", "multi-source-data-merger", "openssl-selfsigned-cert", "regex-log",
+         "schemelike-metacircular-eval", "sparql-university", "sqlite-db-truncate", "write-compressor"]
+# Oracle + verifier take over 30 s on an idle 2-core machine (the manifest's runs: 37 s and 86 s); the
+# schemelike verifier's own 10 s per-case timeouts fail under heavy CPU contention.
+SLOW = {"circuit-fibsqrt", "schemelike-metacircular-eval"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in NAMES])
 def test_oracle_passes_and_nop_fails(tb2, name):
     task = tb2["tasks"][name]
-    gaps = hosting.missing(load_spec(task.metadata["task_dir"]), oracle=True)
+    spec = load_spec(task.metadata["task_dir"])
+    gaps = hosting.missing(spec, oracle=True)
     if gaps:
-        outcome = check(task, "nop")
-        assert not outcome.ok and outcome.reward is None and "cannot be hosted" in outcome.detail
+        nop = check(task, "nop")
+        if hosting.missing(spec):  # the environment itself cannot be built: an environment failure, not a score
+            assert nop.reward is None and "cannot be hosted" in nop.detail
+        else:  # only the oracle's packages are missing: doing nothing still fails
+            assert nop.ok, nop.detail
         pytest.skip(f"{name} (tier {tb2['manifest'][name]['tier']}) not hosted here: missing {', '.join(gaps)}")
     for kind in ("oracle", "nop"):
         result = tb2["futures"][(name, kind)].result()

@@ -81,7 +81,8 @@ def load_spec(path: str | Path) -> TaskSpec:
 
 def to_task(spec: TaskSpec) -> Task:
     hx = spec.hx
-    actions = [ToolCall(name="bash", arguments={"command": spec.solution})] if spec.solution else []
+    oracle = {"command": spec.solution, "timeout": spec.config.agent.timeout_sec}
+    actions = [ToolCall(name="bash", arguments=oracle)] if spec.solution else []
     meta = {"task_dir": str(spec.path), "category": spec.config.metadata.get("category"),
             "difficulty": spec.config.metadata.get("difficulty"), "agent_timeout_sec": spec.config.agent.timeout_sec}
     try:
