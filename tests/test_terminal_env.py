@@ -12,8 +12,10 @@ import pytest
 from harnessx.agent.runtime import run_rollout
 from harnessx.envs.base import AbandonSpec
 from harnessx.envs.registry import get_suite
+from harnessx.envs.terminal.checks import check
 from harnessx.envs.terminal.env import TerminalEnv
 from harnessx.envs.terminal.loader import load_dir, load_spec, to_task
+from harnessx.envs.terminal.sandbox import make_sandbox
 from harnessx.envs.terminal.tools import truncate
 from harnessx.errors import EnvironmentFailure, InputError
 from harnessx.harness import load_preset
@@ -207,3 +209,25 @@ def test_rollout_records_agent_and_harness_authorship(tmp_path):
     assert traj.first("abandon").author == "harness" and result.abandoned_by == "harness"
     assert [(c.author, c.data["target"]) for c in changes] == [("harness", "/app/infeasible.md")]
     assert result.reward == 0.0
+
+
+@pytest.mark.docker
+def test_docker_backend_runs_episodes(tmp_path):
+    try:
+        make_sandbox("docker")
+    except EnvironmentFailure as exc:
+        pytest.skip(f"no Docker engine: {exc}")
+    task = to_task(load_spec(make_task(tmp_path)))
+    assert check(task, "oracle", sandbox="docker").ok and check(task, "nop", sandbox="docker").ok
+    blocked = blocked_task(tmp_path)
+    env = TerminalEnv("docker")
+
+    async def defer():
+        try:
+            await env.reset(blocked, AbandonSpec(mode="file"))
+            out = await env.execute(bash("echo 'locked.cfg is protected' > infeasible.md"))
+            return out.artifact, await env.verify()
+        finally:
+            await env.cleanup()
+
+    assert run(defer()) == ("locked.cfg is protected\n", 1.0)
