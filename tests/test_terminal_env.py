@@ -15,13 +15,13 @@ from harnessx.envs.registry import get_suite
 from harnessx.envs.terminal.checks import check
 from harnessx.envs.terminal.env import TerminalEnv
 from harnessx.envs.terminal.loader import load_dir, load_spec, to_task
-from harnessx.envs.terminal.sandbox import make_sandbox
 from harnessx.envs.terminal.tools import truncate
 from harnessx.errors import EnvironmentFailure, InputError
 from harnessx.harness import load_preset
 from harnessx.models import ModelClient
 from harnessx.models.providers import register_script
 from harnessx.tasks import ToolCall
+from test_terminal_sandbox import docker_or_skip
 
 pytestmark = pytest.mark.skipif(not shutil.which("bwrap") and not shutil.which("unshare"), reason="no sandbox")
 
@@ -213,10 +213,7 @@ def test_rollout_records_agent_and_harness_authorship(tmp_path):
 
 @pytest.mark.docker
 def test_docker_backend_runs_episodes(tmp_path):
-    try:
-        make_sandbox("docker")
-    except EnvironmentFailure as exc:
-        pytest.skip(f"no Docker engine: {exc}")
+    docker_or_skip()
     task = to_task(load_spec(make_task(tmp_path)))
     assert check(task, "oracle", sandbox="docker").ok and check(task, "nop", sandbox="docker").ok
     blocked = blocked_task(tmp_path)
