@@ -116,6 +116,7 @@ class Search:
         self.judge = judge
         self.reporter = reporter or SilentReporter()
         self.dir = RunDir(Path(config.runs_dir) / config.run_name)
+        self.runner: Runner | None = None  # set by run()
 
     # --- configuration and planning ------------------------------------------------------------
     def config_record(self) -> dict[str, Any]:
@@ -147,6 +148,7 @@ class Search:
                       max_rollouts=self.config.max_rollouts, max_cost=self.config.max_cost,
                       order_seed=self.config.seed, on_rollout=lambda r: self.reporter.rollout(r, arena.cost))
         state = checkpoint or {"round": -1, "curve": [], "spent": {}, "mlflow_parent": None, "stop_reason": None}
+        state["stop_reason"] = None  # a resumed search may have a larger budget
         arena.spent.update(state["spent"])
         history = self.dir.trim_ledger(state["round"])
         study = open_study(self.config.storage, self.dir / "optuna.log", self.config.run_name, self.objective.name)
@@ -155,7 +157,6 @@ class Search:
                            "simulated": self.model.simulated}.items():
             study.set_user_attr(key, value)
         tracker = self._mlflow(state)
-        plan = self.plan()
         self._replan(arena, state["round"])
 
         if state["round"] < 0:
@@ -175,8 +176,6 @@ class Search:
         inc_eval = await arena.evaluate(incumbent)
 
         for round_no in range(state["round"] + 1, self.config.rounds + 1):
-            if state.get("stop_reason"):
-                break
             ctx = RoundContext(round_no, self.objective, self.space, incumbent, inc_eval, tuple(history),
                                runner.trajectory, self.config.seed, arena)
             proposals = self.proposer.propose(ctx, self.config.proposals)
