@@ -121,10 +121,11 @@ class Greedy:
 class PairedRacing:
     """One-sided paired test with Holm over the round, after racing out clear losers.
 
-    Stages: `smoke` tasks (drop crashers, proposals that abstain on every feasible task, and
-    clear losers: harm p < `drop_p`), then half the tasks (drop a negative mean difference), then
-    all tasks. Accept the survivor with the largest mean gain among those whose Holm-adjusted p
-    is below `alpha`, unless (joint) either stratum regresses with p < `alpha`.
+    Stages: `smoke` tasks, then half the tasks, then all tasks. After each of the first two, a
+    proposal is dropped if it crashed (no valid rollout), abstained on every feasible task, or is a
+    clear loser (one-sided paired test for harm, p < `drop_p`). Accept the survivor with the
+    largest mean gain among those whose Holm-adjusted p is below `alpha`, unless (joint) either
+    stratum regresses with p < `alpha`.
     """
 
     alpha: float = 0.05
@@ -183,10 +184,8 @@ class PairedRacing:
         if card.false_abstention.n and card.false_abstention.k == card.false_abstention.n:
             return f"{stage}: abstained on every feasible task"
         diff, p_harm = paired.test(harm=True, method=self.method)
-        if stage == "smoke" and p_harm < self.drop_p:
-            return f"raced out at smoke: mean Δ = {diff:+.3f}, harm p = {p_harm:.3f} < {self.drop_p}"
-        if stage == "race" and diff < 0:
-            return f"raced out at half: mean Δ = {diff:+.3f} < 0"
+        if p_harm < self.drop_p:
+            return f"raced out at {stage}: mean Δ = {diff:+.3f}, harm p = {p_harm:.3f} < {self.drop_p}"
         return ""
 
 
