@@ -7,11 +7,11 @@ import asyncio
 
 import typer
 
-from harnessx.cli.common import console, friendly_errors
+from harnessx.cli.common import (SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, console,
+                                 friendly_errors, open_suite)
 from harnessx.comparison import setup
 from harnessx.comparison.compare import compare
 from harnessx.comparison.runs import Contender, resolve_contenders
-from harnessx.envs.registry import get_suite
 from harnessx.report.sections import write_result
 from harnessx.report.tables import compare_tables, model_line
 
@@ -29,10 +29,10 @@ JudgeOpt = typer.Option(None, "--judge-model", help="LLM rubric judge for M0/M3 
 
 def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, model: str | None, api_base: str | None,
                  splits: list[str], epochs: int, out: str | None, sources: int, resamples: int, concurrency: int,
-                 judge_model: str | None) -> dict:
+                 judge_model: str | None, suite_options: dict | None = None) -> dict:
     env, model, api_base = setup.settings(contenders, env, model, api_base)
     out_dir = setup.out_dir(contenders, kind, out)
-    suite = get_suite(env)
+    suite = open_suite(env, **setup.suite_options(contenders, suite_options or {}))
     runner = setup.make_runner(suite, model, api_base, contenders, out_dir, concurrency)
     tasks = setup.split_tasks(suite, splits, sources)
     seeds = list(range(epochs))
@@ -55,7 +55,9 @@ def compare_cmd(harnesses: list[str] = typer.Argument(..., help="Run directories
                 r0: bool = typer.Option(True, "--r0/--no-r0", help="A run directory also brings its R0 (listed first)."),
                 env: str = EnvOpt, model: str = ModelOpt, api_base: str = ApiBaseOpt, split: list[str] = SplitOpt,
                 epochs: int = EpochsOpt, out: str = OutOpt, sources: int = SourcesOpt, resamples: int = ResamplesOpt,
-                concurrency: int = ConcurrencyOpt, judge_model: str = JudgeOpt) -> None:
+                concurrency: int = ConcurrencyOpt, judge_model: str = JudgeOpt, tau2_dir: str = Tau2DirOpt,
+                tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt, user_mode: str = UserModeOpt,
+                user_model: str = UserModelOpt) -> None:
     """Compare harnesses on a split no one selected on, with confidence intervals.
 
     Strict/relaxed SA, solve, false abstention, joint and per family (k/n, Wilson 95% CI); paired
@@ -64,7 +66,8 @@ def compare_cmd(harnesses: list[str] = typer.Argument(..., help="Run directories
     """
     run_and_show(resolve_contenders(harnesses, r0), "compare", env=env, model=model, api_base=api_base, splits=split,
                  epochs=epochs, out=out, sources=sources, resamples=resamples, concurrency=concurrency,
-                 judge_model=judge_model)
+                 judge_model=judge_model, suite_options=dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox,
+                                                             user_mode=user_mode, user_model=user_model))
 
 
 def register(app: typer.Typer) -> None:

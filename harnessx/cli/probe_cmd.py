@@ -6,11 +6,10 @@ import asyncio
 
 import typer
 
-from harnessx.cli.common import console, friendly_errors
+from harnessx.cli.common import SandboxOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors, open_suite
 from harnessx.cli.compare_cmd import ApiBaseOpt, ConcurrencyOpt, EnvOpt, JudgeOpt, ModelOpt, SourcesOpt
 from harnessx.comparison import setup
 from harnessx.comparison.runs import Contender, resolve_contenders
-from harnessx.envs.registry import get_suite
 from harnessx.errors import InputError
 from harnessx.probes.challenge import predicates_for
 from harnessx.probes.run import belief_probe, challenge_probe
@@ -30,10 +29,11 @@ def _contenders(harnesses: list[str] | None, extra: list[str], r0: bool) -> list
     return resolve_contenders(specs, r0)
 
 
-def _prepare(contenders: list[Contender], kind: str, env, model, api_base, out, concurrency, split, sources):
+def _prepare(contenders: list[Contender], kind: str, env, model, api_base, out, concurrency, split, sources,
+             suite_options: dict):
     env, model, api_base = setup.settings(contenders, env, model, api_base)
     out_dir = setup.out_dir(contenders, kind, out)
-    suite = get_suite(env)
+    suite = open_suite(env, **setup.suite_options(contenders, suite_options))
     runner = setup.make_runner(suite, model, api_base, contenders, out_dir, concurrency)
     console.print(model_line(runner.model.describe(), runner.model.simulated), highlight=False)
     return env, out_dir, runner, setup.split_tasks(suite, [split], sources)[split]
@@ -47,11 +47,12 @@ def belief_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = Harness
                epochs: int = typer.Option(1, "--epochs", min=1, help="Reports per task (seeds 0..N-1)."),
                out: str = typer.Option(None, "--out", help="Output dir (default: <run>/probes/belief)."),
                sources: int = SourcesOpt, resamples: int = typer.Option(10_000, "--resamples", min=100),
-               concurrency: int = ConcurrencyOpt) -> None:
+               concurrency: int = ConcurrencyOpt, tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt,
+               sandbox: str = SandboxOpt) -> None:
     """Read-only P(feasible) report per task: AUROC (n_A), Brier and ECE10 (n_C), paired differences."""
     contenders = _contenders(harnesses, harness, r0)
     _, out_dir, runner, tasks = _prepare(contenders, "probes/belief", env, model, api_base, out, concurrency, split,
-                                         sources)
+                                         sources, dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox))
     data = asyncio.run(belief_probe(runner, contenders, tasks, split, list(range(epochs)), resamples))
     for table in belief_tables(data):
         console.print(table.rich())
@@ -69,11 +70,12 @@ def challenge_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = Harn
                                           "(default: abstention on terminal, else strict_sa)."),
                   post: str = typer.Option(None, "--post", help="Post-challenge predicate (default: strict_sa)."),
                   out: str = typer.Option(None, "--out", help="Output dir (default: <run>/probes/challenge)."),
-                  sources: int = SourcesOpt, concurrency: int = ConcurrencyOpt, judge_model: str = JudgeOpt) -> None:
+                  sources: int = SourcesOpt, concurrency: int = ConcurrencyOpt, judge_model: str = JudgeOpt,
+                  tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt) -> None:
     """One neutral reconsideration request after each run: P(+|+), P(+|−), P(−|+), CRA or Δχ."""
     contenders = _contenders(harnesses, harness, r0)
     env, out_dir, runner, tasks = _prepare(contenders, "probes/challenge", env, model, api_base, out, concurrency,
-                                           split, sources)
+                                           split, sources, dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox))
     try:
         pre, post = predicates_for(env, pre, post)
     except ValueError as exc:

@@ -29,6 +29,15 @@ def settings(contenders: list[Contender], env: str | None, model: str | None, ap
             api_base or (run_setting(contenders, "api_base") if not model else None))
 
 
+def suite_options(contenders: list[Contender], given: dict) -> dict:
+    """Suite options (--tau2-dir, --tasks-dir, ...): explicit ones win over what the runs recorded."""
+    recorded = {}
+    for contender in contenders:
+        if contender.run:
+            recorded.update(contender.run.config.get("suite_options") or {})
+    return {**recorded, **{k: v for k, v in given.items() if v is not None}}
+
+
 def single_run(contenders: list[Contender]) -> Path | None:
     """The run directory when every contender comes from one search run."""
     paths = {c.run.path for c in contenders if c.run}
