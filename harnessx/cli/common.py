@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -30,19 +31,25 @@ UserModeOpt = typer.Option(None, "--user-mode", help="retail: solo (default), sc
 UserModelOpt = typer.Option(None, "--user-model", help="retail: LiteLLM model of the llm user simulator.")
 
 # Which suite option belongs to which environment (keyword of the suite's constructor).
+PATH_OPTIONS = ("tau2_dir", "tasks_dir")
 SUITE_OPTIONS = {"tau2_dir": "retail", "user_mode": "retail", "user_model": "retail",
                  "tasks_dir": "terminal", "sandbox": "terminal"}
 
 
-def open_suite(env: str, **options: Any):
-    """The environment's suite with the options the user set; an option for another env is an error."""
-    from harnessx.envs.registry import get_suite
-
-    given = {k: v for k, v in options.items() if v is not None}
+def suite_kwargs(env: str, **options: Any) -> dict[str, Any]:
+    """The suite options the user set; an option that belongs to another environment is an error."""
+    given = {k: str(Path(v).resolve()) if k in PATH_OPTIONS else v for k, v in options.items() if v is not None}
     for key in given:
         if SUITE_OPTIONS[key] != env:
             raise InputError(f"--{key.replace('_', '-')}", f"applies to --env {SUITE_OPTIONS[key]}, not {env!r}")
-    return get_suite(env, **given)
+    return given
+
+
+def open_suite(env: str, **options: Any):
+    """The environment's suite with the options the user set."""
+    from harnessx.envs.registry import get_suite
+
+    return get_suite(env, **suite_kwargs(env, **options))
 
 
 def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:

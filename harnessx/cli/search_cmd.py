@@ -10,7 +10,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from harnessx.agent.result import RolloutResult
-from harnessx.cli.common import DEFAULT_MODEL, ApiBaseOpt, EnvOpt, console, friendly_errors
+from harnessx.cli.common import (DEFAULT_MODEL, ApiBaseOpt, EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt,
+                                 UserModeOpt, console, friendly_errors, suite_kwargs)
 from harnessx.errors import InputError
 from harnessx.search import OBJECTIVES, PROPOSERS, Search, SearchConfig
 from harnessx.search.acceptance import ACCEPTANCE
@@ -64,6 +65,8 @@ def search(
     max_rollouts: int = typer.Option(None, "--max-rollouts", min=1, help="Hard cap on rollouts for the whole search."),
     max_cost: float = typer.Option(None, "--max-cost", min=0.0, help="Hard cap on task-agent cost in USD."),
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="Rollouts in flight at once."),
+    tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt,
+    user_mode: str = UserModeOpt, user_model: str = UserModelOpt,
 ) -> None:
     """Search harnesses: R0, then --rounds x --proposals candidates judged on the search split.
 
@@ -76,7 +79,9 @@ def search(
                           meta_model=meta_model, accept=accept, rounds=rounds, proposals=proposals, epochs=epochs,
                           seed=seed, space=space, alpha=alpha, name=name, runs_dir=str(runs_dir), storage=storage,
                           tracking_uri=None if no_mlflow else mlflow_uri, max_rollouts=max_rollouts,
-                          max_cost=max_cost, concurrency=concurrency)
+                          max_cost=max_cost, concurrency=concurrency,
+                          suite_options=suite_kwargs(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox,
+                                                     user_mode=user_mode, user_model=user_model))
     progress = Progress(TextColumn("[bold]search[/]"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("rollouts  ${task.fields[cost]:.4f}"), TimeElapsedColumn(), console=console)
     runner = Search(config, reporter=ProgressReporter(progress))

@@ -58,6 +58,7 @@ class SearchConfig:
     max_rollouts: int | None = None
     max_cost: float | None = None
     concurrency: int = 8
+    suite_options: dict[str, Any] = field(default_factory=dict)  # e.g. tau2_dir, tasks_dir, sandbox
 
     @property
     def run_name(self) -> str:
@@ -107,7 +108,7 @@ class Search:
         self.config = config
         self.objective = get_objective(config.objective)
         self.space = load_space(config.space)
-        self.suite = suite or get_suite(config.env)
+        self.suite = suite or get_suite(config.env, **config.suite_options)
         self.tasks = self.suite.tasks("search")
         self.model = ModelClient(config.model, api_base=config.api_base)
         self.proposer = proposer or make_proposer(config.proposer, meta_model=config.meta_model)
@@ -121,7 +122,8 @@ class Search:
     # --- configuration and planning ------------------------------------------------------------
     def config_record(self) -> dict[str, Any]:
         c = self.config
-        return {"objective": c.objective, "env": c.env, "model": c.model, "api_base": c.api_base,
+        return {"objective": c.objective, "env": c.env, "suite_options": c.suite_options, "model": c.model,
+                "api_base": c.api_base,
                 "simulated": self.model.simulated, "proposer": getattr(self.proposer, "name", c.proposer),
                 "meta_model": c.meta_model, "accept": getattr(self.acceptance, "name", c.accept),
                 "alpha": c.alpha, "rounds": c.rounds, "proposals": c.proposals, "epochs": c.epochs, "seeds": c.seeds,
