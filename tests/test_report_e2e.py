@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from harnessx.agent.runner import Runner
-from harnessx.cli import compare_cmd, probe_cmd
+from harnessx.envs import registry
 from harnessx.cli.main import app
 from harnessx.envs.toy import ToySuite, toy_tasks
 from harnessx.evaluation import evaluate
@@ -72,8 +72,7 @@ def png_ok(path):
 @pytest.mark.slow
 def test_compare_probes_and_report_on_the_heldout_split(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    for module in (compare_cmd, probe_cmd):
-        monkeypatch.setattr(module, "get_suite", lambda name: SplitToySuite())
+    monkeypatch.setattr(registry, "get_suite", lambda name, **options: SplitToySuite())
     uri = f"sqlite:///{tmp_path / 'mlruns' / 'mlflow.db'}"
     (tmp_path / "mlruns").mkdir()
     run_id = fabricate_run(tmp_path / "runs" / "e2e", uri)
