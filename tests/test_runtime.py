@@ -169,3 +169,18 @@ def test_challenge_adds_one_reconsideration_turn_after_the_run():
     after = [e for e in traj if e.seq > challenge.seq]
     assert [e.data["target"] for e in after if e.kind == "state_change"] == ["k0"]
     assert next(e for e in after if e.kind == "state_change").data["forbidden"] is True
+
+
+def test_a_bug_outside_the_environment_is_not_hidden_as_an_environment_failure(monkeypatch):
+    import harnessx.agent.runtime as runtime
+
+    calls = []
+
+    def broken_control(self):
+        calls.append(1)
+        raise RuntimeError("bug in harness control")
+
+    monkeypatch.setattr(runtime._Episode, "harness_control", broken_control)
+    with pytest.raises(RuntimeError, match="bug in harness control"):
+        _run("D", "toy-0-trap")
+    assert calls == [1]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from harnessx.agent.result import RolloutResult
 from harnessx.envs.base import Environment, StepOutcome
-from harnessx.errors import ModelCallError
+from harnessx.errors import EnvironmentFailure, ModelCallError
 from harnessx.harness.model import Harness
 from harnessx.harness.render import Rendered, render
 from harnessx.models.client import ModelClient, ModelReply, Usage
@@ -34,6 +34,28 @@ def sim_side_channel(task: Task) -> dict:
             "reference": task.reference.model_dump(mode="json"),
             "blocker": task.blocker.model_dump(mode="json") if task.blocker else None,
             "evidence": task.evidence.model_dump(mode="json") if task.evidence else None}
+
+
+class _GuardedEnv:
+    """Forwards to the environment; anything its coroutines raise becomes an EnvironmentFailure, so
+    that only environment errors are excluded as such and a bug elsewhere still fails loudly."""
+
+    def __init__(self, env: Environment):
+        self._env = env
+        self.name, self.native_abandon = env.name, env.native_abandon
+
+    def __getattr__(self, attr: str):
+        method = getattr(self._env, attr)
+
+        async def guarded(*args, **kwargs):
+            try:
+                return await method(*args, **kwargs)
+            except EnvironmentFailure:
+                raise
+            except Exception as exc:
+                raise EnvironmentFailure(f"{type(exc).__name__}: {exc}") from exc
+
+        return guarded
 
 
 @dataclass
@@ -241,6 +263,7 @@ async def run_rollout(harness: Harness, task: Task, env: Environment, model: Mod
     request, recorded as a harness `message` with role `challenge`) and the agent may act again for
     up to CHALLENGE_TURNS turns; events before that message are the pre-challenge trajectory.
     """
+    env = _GuardedEnv(env)
     ep = _Episode(task=task, env=env, model=model, harness=harness, seed=seed,
                   rendered=render(harness, [], env.native_abandon))
     ep.traj.append("start", "harness", 0, task_id=task.id, harness_hash=harness.hash, harness_name=harness.name,
@@ -276,14 +299,15 @@ async def run_rollout(harness: Harness, task: Task, env: Environment, model: Mod
     except ModelCallError as exc:
         status = "model_failure"
         ep.traj.append("error", "harness", ep.step, error_type="model", detail=str(exc))
-    except Exception as exc:  # anything the environment raises is its failure, not the agent's
+    except EnvironmentFailure as exc:  # the environment's failure, not the agent's: excluded, never scored
         status = "env_failure"
-        ep.traj.append("error", "environment", ep.step, error_type=type(exc).__name__, detail=str(exc)[:2000])
+        cause = exc.__cause__ or exc
+        ep.traj.append("error", "environment", ep.step, error_type=type(cause).__name__, detail=str(cause)[:2000])
     finally:
         try:
             await env.cleanup()
-        except Exception as exc:
-            ep.traj.append("error", "environment", ep.step, error_type="cleanup", detail=str(exc)[:500])
+        except EnvironmentFailure as exc:
+            ep.traj.append("error", "environment", ep.step, error_type="cleanup", detail=str(exc.__cause__ or exc)[:500])
     duration = time.monotonic() - ep.started
     ep.traj.append("end", "harness", ep.step, status=status, reward=reward, stop_reason=ep.stop_reason,
                    abandoned_by=ep.abandoned_by, duration_s=round(duration, 4))
