@@ -12,17 +12,14 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from harnessx.envs.registry import DEFAULT_ENV
 from harnessx.errors import HarnessXError, InputError
 
 console = Console()
 err_console = Console(stderr=True)
 
-DEFAULT_MODEL = "sim/baseline"
-
-ModelOpt = typer.Option(DEFAULT_MODEL, "--model", help="Task-agent model: any LiteLLM model string, "
-                        "`sim/<profile>` (offline simulated agent) or `local/smollm2`.")
 ApiBaseOpt = typer.Option(None, "--api-base", help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp).")
-EnvOpt = typer.Option("retail", "--env", help="Environment: retail, terminal or toy.")
+EnvOpt = typer.Option(DEFAULT_ENV, "--env", help="Environment: retail, terminal or toy.")
 Tau2DirOpt = typer.Option(None, "--tau2-dir", help="retail: a τ²-bench retail data folder (db.json, tasks.json, "
                           "split_tasks.json, policy.md) to build the suite over.")
 TasksDirOpt = typer.Option(None, "--tasks-dir", help="terminal: a folder of Terminal-Bench 2.0 / Harbor task dirs.")

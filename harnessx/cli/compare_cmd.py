@@ -7,7 +7,7 @@ import asyncio
 
 import typer
 
-from harnessx.cli.common import (SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, console,
+from harnessx.cli.common import (ApiBaseOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, console,
                                  friendly_errors, open_suite)
 from harnessx.comparison import setup
 from harnessx.comparison.compare import compare
@@ -17,7 +17,6 @@ from harnessx.report.tables import compare_tables, model_line
 
 EnvOpt = typer.Option(None, "--env", help="retail, terminal or toy (default: the runs' env, else retail).")
 ModelOpt = typer.Option(None, "--model", help="Task-agent model (default: the runs' model, else sim/baseline).")
-ApiBaseOpt = typer.Option(None, "--api-base", help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp).")
 SplitOpt = typer.Option(["heldout"], "--split", help="search, heldout or independent; repeat for several.")
 EpochsOpt = typer.Option(1, "--epochs", min=1, help="Rollouts per task (epoch seeds 0..N-1).")
 OutOpt = typer.Option(None, "--out", help="Output dir (default: <run>/compare for one run, else runs/compare-<id>).")

@@ -10,9 +10,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from harnessx.agent.result import RolloutResult
-from harnessx.cli.common import (DEFAULT_MODEL, ApiBaseOpt, EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt,
+from harnessx.cli.common import (ApiBaseOpt, EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt,
                                  UserModeOpt, console, friendly_errors, suite_kwargs)
 from harnessx.errors import InputError
+from harnessx.models import DEFAULT_MODEL
 from harnessx.search import OBJECTIVES, PROPOSERS, Search, SearchConfig
 from harnessx.search.acceptance import ACCEPTANCE
 from harnessx.search.tracking import DEFAULT_MLFLOW_URI

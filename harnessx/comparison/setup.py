@@ -13,12 +13,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from harnessx.agent.runner import RolloutCache, Runner
 from harnessx.comparison.runs import Contender, run_setting
 from harnessx.envs.base import Suite
+from harnessx.envs.registry import DEFAULT_ENV
 from harnessx.errors import InputError
-from harnessx.models.client import ModelClient
+from harnessx.models.client import DEFAULT_MODEL, ModelClient
 from harnessx.scoring import Judge, LLMJudge
 from harnessx.tasks import Task
 
-DEFAULT_ENV, DEFAULT_MODEL = "retail", "sim/baseline"
 SPLITS = ("search", "heldout", "independent")
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from harnessx.envs.base import Suite
 from harnessx.errors import InputError
 
+DEFAULT_ENV = "retail"  # the built-in suite used when no --env is given
 SUITES = {
     "toy": "harnessx.envs.toy:ToySuite",
     "retail": "harnessx.envs.retail.suite:RetailSuite",

@@ -23,6 +23,7 @@ from harnessx.tasks import ToolCall
 litellm.suppress_debug_info = True
 litellm.drop_params = True
 
+DEFAULT_MODEL = "sim/baseline"  # the offline simulated agent, used when no model is configured
 # Offline providers: model prefix -> module that registers it on import.
 LAZY_PROVIDERS = {"sim": "harnessx.sim", "local": "harnessx.local"}
 TRANSIENT = (litellm.RateLimitError, litellm.APIConnectionError, litellm.Timeout,

@@ -16,10 +16,10 @@ from typing import Any, Protocol
 from harnessx.agent.result import RolloutResult
 from harnessx.agent.runner import RolloutCache, Runner
 from harnessx.envs.base import Suite
-from harnessx.envs.registry import get_suite
+from harnessx.envs.registry import DEFAULT_ENV, get_suite
 from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness
-from harnessx.models.client import ModelClient
+from harnessx.models.client import DEFAULT_MODEL, ModelClient
 from harnessx.scoring import Judge
 from harnessx.search.acceptance import AcceptanceRule, Verdict, make_acceptance
 from harnessx.search.arena import Arena, BudgetExhausted
@@ -39,8 +39,8 @@ HEADLINE = ("strict_sa", "relaxed_sa", "solve", "false_abstention", "joint")
 @dataclass
 class SearchConfig:
     objective: str = "joint"
-    env: str = "retail"
-    model: str = "sim/baseline"
+    env: str = DEFAULT_ENV
+    model: str = DEFAULT_MODEL
     api_base: str | None = None
     proposer: str = "rules"
     meta_model: str | None = None
