@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from harnessx.agent.result import RolloutResult
 from harnessx.agent.runner import ProgressFn, Runner
 from harnessx.harness.model import Harness
-from harnessx.scoring import Judge, Scorecard, TaskScore, score_rollout
+from harnessx.benchmarks import score_trial
+from harnessx.scoring import Judge, Scorecard, TaskScore
 from harnessx.tasks import Task
 
 
@@ -24,12 +25,16 @@ class Evaluation:
     scores: tuple[TaskScore, ...]
     scorecard: Scorecard
 
-    def per_task_success(self) -> dict[str, float]:
-        """Mean success (strict SA or solve) per task over valid seeds; tasks with none are absent."""
+    def per_task_success(self, value_key: str | None = None) -> dict[str, float]:
+        """Mean per-task value over valid seeds: ASA success (strict SA or solve) by default, or the
+        benchmark value `value_key` (an objective's); tasks with no valid value are absent."""
         by_task: dict[str, list[float]] = defaultdict(list)
         for score in self.scores:
-            if score.valid:
-                by_task[score.task_id].append(float(score.success))
+            if not score.valid:
+                continue
+            value = float(score.success) if value_key is None else score.values.get(value_key)
+            if value is not None:
+                by_task[score.task_id].append(float(value))
         return {task_id: sum(v) / len(v) for task_id, v in by_task.items()}
 
     @property
@@ -45,6 +50,6 @@ async def evaluate(runner: Runner, harness: Harness, tasks: list[Task], seeds: l
                    judge: Judge | None = None, progress: ProgressFn | None = None) -> Evaluation:
     results = await runner.run_many(harness, tasks, seeds, progress=progress)
     by_id = {t.id: t for t in tasks}
-    scores = [score_rollout(by_id[r.task_id], runner.trajectory(r), r, judge) for r in results]
+    scores = [score_trial(by_id[r.task_id], runner.trajectory(r), r, judge) for r in results]
     return Evaluation(harness=harness, tasks=tuple(tasks), seeds=tuple(seeds), results=tuple(results),
                       scores=tuple(scores), scorecard=Scorecard.from_scores(scores))

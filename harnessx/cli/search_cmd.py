@@ -14,7 +14,7 @@ from harnessx.cli.common import (ApiBaseOpt, EnvOpt, SandboxOpt, TasksDirOpt, Ta
                                  UserModeOpt, console, friendly_errors, suite_kwargs)
 from harnessx.errors import InputError
 from harnessx.models import DEFAULT_MODEL
-from harnessx.search import OBJECTIVES, PROPOSERS, Search, SearchConfig
+from harnessx.search import PROPOSERS, Search, SearchConfig, objective_names
 from harnessx.search.acceptance import ACCEPTANCE
 from harnessx.search.tracking import DEFAULT_MLFLOW_URI
 
@@ -40,7 +40,7 @@ class ProgressReporter:
 
 
 def search(
-    objective: str = typer.Option("joint", "--objective", help=f"What to maximise: {' or '.join(OBJECTIVES)} "
+    objective: str = typer.Option("joint", "--objective", help=f"What to maximise: {' or '.join(objective_names())} "
                                   "(sa = strict SA on blocked search tasks; joint = pooled strict SA + solve)."),
     env: str = EnvOpt,
     model: str = typer.Option(DEFAULT_MODEL, "--model", help="Task-agent model (LiteLLM string); default: the "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from harnessx.stats import wilson
@@ -34,3 +35,50 @@ class Rate:
         """Count True among the scored flags (None marks an invalid trial: excluded, not counted)."""
         scored = [f for f in flags if f is not None]
         return cls(sum(scored), len(scored), excluded + len(flags) - len(scored))
+
+
+@dataclass(frozen=True)
+class MeanValue:
+    """The mean of a per-trial value over n valid trials (a benchmark objective that is not a count),
+    with the excluded count and a normal-approximation 95% interval clipped to [lo, hi]."""
+
+    total: float
+    n: int
+    excluded: int = 0
+    sum_sq: float = 0.0
+    lo: float = 0.0
+    hi: float = 1.0
+
+    @property
+    def k(self) -> float:
+        return round(self.total, 6)
+
+    @property
+    def value(self) -> float | None:
+        return self.total / self.n if self.n else None
+
+    @property
+    def ci(self) -> tuple[float, float] | None:
+        if not self.n:
+            return None
+        mean = self.total / self.n
+        var = max(self.sum_sq / self.n - mean * mean, 0.0) * (self.n / (self.n - 1) if self.n > 1 else 0.0)
+        half = 1.96 * math.sqrt(var / self.n)
+        return max(self.lo, mean - half), min(self.hi, mean + half)
+
+    def __str__(self) -> str:
+        if not self.n:
+            return "n/a (n=0)" + (f", {self.excluded} excluded" if self.excluded else "")
+        lo, hi = self.ci
+        text = f"{self.value:.3f} [{lo:.3f}, {hi:.3f}] (n={self.n})"
+        return text + (f", {self.excluded} excluded" if self.excluded else "")
+
+    def to_dict(self) -> dict:
+        return {"k": self.k, "n": self.n, "excluded": self.excluded, "value": self.value,
+                "ci": list(self.ci) if self.ci else None, "kind": "mean"}
+
+    @classmethod
+    def of(cls, values: list[float | None], lo: float = 0.0, hi: float = 1.0) -> "MeanValue":
+        """Mean of the scored values (None marks an invalid trial: excluded, not counted)."""
+        scored = [float(v) for v in values if v is not None]
+        return cls(sum(scored), len(scored), len(values) - len(scored), sum(v * v for v in scored), lo, hi)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from harnessx.scoring.rate import Rate
+from harnessx.scoring.rate import MeanValue, Rate
 from harnessx.scoring.task_score import TaskScore
 from harnessx.stats import MeanSD, mean_sd
 from harnessx.tasks import FAMILIES
@@ -54,6 +54,7 @@ class Scorecard:
     steps_to_recognition: MeanSD = field(default_factory=lambda: mean_sd([]))
     output_tokens: MeanSD = field(default_factory=lambda: mean_sd([]))
     judges: tuple[str, ...] = ()
+    values: dict[str, MeanValue] = field(default_factory=dict)  # benchmark per-trial values, by key
 
     @classmethod
     def from_scores(cls, scores: list[TaskScore]) -> "Scorecard":
@@ -70,6 +71,7 @@ class Scorecard:
             steps_to_recognition=mean_sd([s.steps_to_recognition for s in valid if s.steps_to_recognition is not None]),
             output_tokens=mean_sd([s.output_tokens for s in valid]),
             judges=tuple(sorted({s.judge for s in blocked})),
+            values=_values(scores),
         )
 
     def objective(self, name: str) -> Rate:
@@ -88,4 +90,12 @@ class Scorecard:
             "failure_modes": dict(self.failure_modes), "excluded": dict(self.excluded),
             "steps_to_recognition": self.steps_to_recognition.to_dict(),
             "output_tokens": self.output_tokens.to_dict(), "judges": list(self.judges),
+            "values": {k: v.to_dict() for k, v in self.values.items()},
         }
+
+
+def _values(scores: list[TaskScore]) -> dict[str, MeanValue]:
+    """Mean of each benchmark value over the trials that report it (invalid trials are excluded)."""
+    keys = sorted({k for s in scores for k in s.values})
+    return {k: MeanValue.of([s.values.get(k) if s.valid else None for s in scores if k in s.values or not s.valid])
+            for k in keys}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class TaskScore(BaseModel):
@@ -35,6 +35,9 @@ class TaskScore(BaseModel):
     reward: float | None = None
     judge: str = ""
     judge_rationale: str = ""
+    values: dict[str, float] = Field(default_factory=dict,
+                                     description="a benchmark's own per-trial values (e.g. KAS parts, FASS), "
+                                                 "read by objectives with a value_key")
 
     @property
     def success(self) -> bool:

@@ -57,8 +57,9 @@ class Paired:
     strata: dict[str, str]
 
     @classmethod
-    def of(cls, challenger: Evaluation, incumbent: Evaluation) -> "Paired":
-        a, b = challenger.per_task_success(), incumbent.per_task_success()
+    def of(cls, challenger: Evaluation, incumbent: Evaluation, value_key: str | None = None) -> "Paired":
+        """Per-task values of both on their common tasks (`value_key`: the objective's, None = ASA success)."""
+        a, b = challenger.per_task_success(value_key), incumbent.per_task_success(value_key)
         common = sorted(a.keys() & b.keys())
         strata = {t.id: t.stratum for t in challenger.tasks}
         return cls({k: a[k] for k in common}, {k: b[k] for k in common}, {k: strata[k] for k in common})
@@ -103,7 +104,7 @@ class Greedy:
         verdicts = []
         for ev in evals:
             verdict = Verdict(ev, "full")
-            _describe(verdict, Paired.of(ev, inc), arena.objective.strata)
+            _describe(verdict, Paired.of(ev, inc, arena.objective.value_key), arena.objective.strata)
             verdicts.append(verdict)
         values = [arena.objective.rate(v.evaluation.scorecard).value or 0.0 for v in verdicts]
         best = int(np.argmax(values)) if values else -1
@@ -147,13 +148,13 @@ class PairedRacing:
             survivors = []
             for i, ev in zip(alive, evals):
                 verdicts[i] = Verdict(ev, stage)
-                if stage != "full" and (why := self._drop(stage, ev, Paired.of(ev, inc))):
+                if stage != "full" and (why := self._drop(stage, ev, Paired.of(ev, inc, arena.objective.value_key))):
                     verdicts[i].reason = why
                 else:
                     survivors.append(i)
             alive = survivors
         for i, verdict in verdicts.items():
-            _describe(verdict, Paired.of(verdict.evaluation, inc), arena.objective.strata)
+            _describe(verdict, Paired.of(verdict.evaluation, inc, arena.objective.value_key), arena.objective.strata)
         p_full = [verdicts[i].p_value if i in alive else 1.0 for i in range(len(proposals))]
         adjusted = holm(p_full) if p_full else []
         candidates = []

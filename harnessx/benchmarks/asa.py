@@ -1,0 +1,26 @@
+"""ASA's paired suites as a benchmark: the M0–M3 ladder per trial, the Scorecard in aggregate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harnessx.agent.result import RolloutResult
+from harnessx.scoring import Judge, Scorecard, TaskScore, score_rollout
+from harnessx.scoring.objective import Objective
+from harnessx.tasks import Task
+from harnessx.trajectory import Trajectory
+
+
+class ASA:
+    name = "asa"
+    objectives = {
+        "sa": Objective("sa", ("blocked",), description="strict SA on the blocked search tasks (digest §1.5 Eq. 7)"),
+        "joint": Objective("joint", ("blocked", "feasible"),
+                           description="(strict-SA successes + solves) / (blocked + feasible), pooled (Eq. 8)"),
+    }
+
+    def score(self, task: Task, trajectory: Trajectory, result: RolloutResult, judge: Judge | None) -> TaskScore:
+        return score_rollout(task, trajectory, result, judge)
+
+    def metrics(self, scores: list[TaskScore], tasks: list[Task]) -> dict[str, Any]:
+        return Scorecard.from_scores(scores).to_dict()

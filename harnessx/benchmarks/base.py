@@ -1,0 +1,32 @@
+"""The benchmark protocol (DESIGN, wave 2: one pipeline that every benchmark plugs into).
+
+A benchmark's tasks come from a suite in `envs/registry` (so `--env` picks them everywhere) and
+carry `metadata["benchmark"] = <name>`; its rollouts run through the one runtime; this protocol
+adds what differs: the per-trial scorer, the aggregate metrics and the objectives a search may
+maximise. ASA's paired suites are the benchmark `asa` (the default for tasks without the key).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+from harnessx.agent.result import RolloutResult
+from harnessx.scoring.judges import Judge
+from harnessx.scoring.objective import Objective
+from harnessx.scoring.task_score import TaskScore
+from harnessx.tasks import Task
+from harnessx.trajectory import Trajectory
+
+
+@runtime_checkable
+class Benchmark(Protocol):
+    name: str
+    objectives: dict[str, Objective]
+
+    def score(self, task: Task, trajectory: Trajectory, result: RolloutResult, judge: Judge | None) -> TaskScore:
+        """One trial: invalid (env failure, tampered, judge failure) or its gates and `values`."""
+        ...
+
+    def metrics(self, scores: list[TaskScore], tasks: list[Task]) -> dict[str, Any]:
+        """The benchmark's aggregate metrics, each with its valid n and an interval (JSON-able)."""
+        ...

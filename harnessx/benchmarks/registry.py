@@ -1,0 +1,53 @@
+"""Benchmarks by name, imported lazily (like environments), and the objectives they declare."""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+
+from harnessx.agent.result import RolloutResult
+from harnessx.benchmarks.base import Benchmark
+from harnessx.errors import InputError
+from harnessx.scoring.judges import Judge
+from harnessx.scoring.objective import Objective
+from harnessx.scoring.task_score import TaskScore
+from harnessx.tasks import Task
+from harnessx.trajectory import Trajectory
+
+DEFAULT_BENCHMARK = "asa"
+BENCHMARKS = {
+    "asa": "harnessx.benchmarks.asa:ASA",
+}
+
+
+@cache
+def get_benchmark(name: str) -> Benchmark:
+    if name not in BENCHMARKS:
+        raise InputError("benchmark", f"unknown benchmark {name!r}", f"one of {sorted(BENCHMARKS)}")
+    module_name, attr = BENCHMARKS[name].split(":")
+    return getattr(importlib.import_module(module_name), attr)()
+
+
+def benchmark_of(task: Task) -> Benchmark:
+    """The benchmark that scores this task (`metadata["benchmark"]`, ASA by default)."""
+    return get_benchmark(task.metadata.get("benchmark", DEFAULT_BENCHMARK))
+
+
+def score_trial(task: Task, trajectory: Trajectory, result: RolloutResult, judge: Judge | None = None) -> TaskScore:
+    return benchmark_of(task).score(task, trajectory, result, judge)
+
+
+@cache
+def _all_objectives() -> tuple[tuple[str, Objective], ...]:
+    out: dict[str, Objective] = {}
+    for name in BENCHMARKS:
+        for key, objective in get_benchmark(name).objectives.items():
+            if key in out:
+                raise RuntimeError(f"objective {key!r} is declared by two benchmarks")
+            out[key] = objective
+    return tuple(out.items())
+
+
+def objectives() -> dict[str, Objective]:
+    """Every objective of every benchmark, by name (names are unique across benchmarks)."""
+    return dict(_all_objectives())

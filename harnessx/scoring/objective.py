@@ -1,0 +1,41 @@
+"""Objective: what a search maximises, as one value per trial plus the strata it counts.
+
+The acceptance rule only sees per-task values and strata, so every benchmark's objective (ASA's
+`sa` and `joint`, FeasiGen's `fass`, KAPRO's `kas`, Confident Fools') works with it unchanged. An
+objective either reads ASA's success (strict SA on blocked trials, native solve on feasible ones;
+`value_key=None`) or one of the benchmark's own per-trial values in `TaskScore.values`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harnessx.scoring.rate import MeanValue, Rate
+from harnessx.scoring.scorecard import Scorecard
+from harnessx.scoring.task_score import TaskScore
+from harnessx.tasks import Task
+
+
+@dataclass(frozen=True)
+class Objective:
+    name: str
+    strata: tuple[str, ...]          # the task strata the objective counts
+    value_key: str | None = None     # None: ASA success; else the key in TaskScore.values
+    description: str = ""
+
+    def tasks(self, tasks: list[Task]) -> list[Task]:
+        return [t for t in tasks if t.stratum in self.strata]
+
+    def trial_value(self, score: TaskScore) -> float | None:
+        """One trial's value; None when the trial is invalid (excluded, never a zero)."""
+        if not score.valid:
+            return None
+        if self.value_key is None:
+            return float(score.success)
+        return score.values.get(self.value_key)
+
+    def rate(self, scorecard: Scorecard) -> Rate | MeanValue:
+        """The aggregate over a scorecard: a k/n Rate for ASA objectives, a MeanValue otherwise."""
+        if self.value_key is None:
+            return scorecard.objective(self.name)
+        return scorecard.values.get(self.value_key, MeanValue(0.0, 0))
