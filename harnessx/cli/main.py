@@ -22,6 +22,7 @@ COMMANDS = {
     "tasks": ("harnessx.cli.tasks_cmd", "List, show and build task suites."),
     "report": ("harnessx.cli.report_cmd", "Write Markdown, PNG and HTML reports for a run."),
     "local": ("harnessx.cli.local_cmd", "Serve the local model (llama.cpp) on loopback."),
+    "view": ("harnessx.cli.view_cmd", "Browse runs, search trees, candidates and trajectories in a local web viewer."),
 }
 
 

@@ -252,6 +252,7 @@ class Search:
              optuna_ledger: OptunaLedger, tracker: MlflowTracker | None) -> None:
         for row, (harness, parent, evaluation) in zip(rows, candidates):
             self.dir.save_harness(harness)
+            self.dir.save_scores(harness.hash, evaluation)
             row["mlflow_run_id"] = (tracker.candidate(row, harness, parent, evaluation, self._tags(),
                                                       self._failing(evaluation)) if tracker else None)
             row["optuna_trial"] = optuna_ledger.add(row, harness)

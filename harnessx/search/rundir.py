@@ -6,6 +6,7 @@ harnesses/       every candidate, `<hash>.yaml`
 ledger.jsonl     one row per proposal, rejected ones included (R0 is round 0)
 rollouts/        the rollout cache
 optuna.log       the Optuna journal (unless --storage names another store)
+scores/          per candidate, `<hash>.jsonl`: one scored trial per line, with its rollout key
 r0.yaml, selected.yaml, summary.json
 """
 
@@ -67,6 +68,15 @@ class RunDir:
         path = self / "harnesses" / f"{harness.hash}.yaml"
         if not path.is_file():
             harness.save(path)
+        return path
+
+    def save_scores(self, harness_hash: str, evaluation: Any) -> Path:
+        """Per-trial scores of a candidate's evaluation (what the viewer's candidate table reads)."""
+        rows = [{"key": r.key, "status": r.status, "stop_reason": r.stop_reason, "steps": r.steps,
+                 **s.model_dump(mode="json")} for r, s in zip(evaluation.results, evaluation.scores)]
+        path = self / "scores" / f"{harness_hash}.jsonl"
+        path.parent.mkdir(exist_ok=True)
+        write_atomic(path, "".join(json.dumps(row, default=str) + "\n" for row in rows))
         return path
 
     def ledger(self) -> list[dict[str, Any]]:

@@ -1,0 +1,144 @@
+"""`harnessx view`: a small Flask app over the runs folder, read-only, served on loopback.
+
+Pages: runs → a search as a candidate tree (with the selected harness's lineage) → a candidate's
+per-task table (filterable, paginated) → one trajectory (events, authors, gates, chain status);
+plus each run's compare/eval/probe outputs. Jinja's autoescaping renders every string from a run
+(trajectory text included) as text, never as HTML.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, abort, render_template, request, send_file
+
+from harnessx.harness import Harness
+from harnessx.harness.model import diff
+from harnessx.stats import wilson
+from harnessx.viewer import lineage
+from harnessx.viewer.store import NotFound, Run, RunsRoot
+
+PAGE = 100          # per-task rows per page
+EVENT_PAGE = 500    # trajectory events per page
+GATES = ("m0", "m1", "authorship", "naive_m2", "m2", "m3", "strict_sa", "relaxed_sa", "solved", "false_abstention")
+HIGHLIGHT = {"evidence": "evidence", "abandon": "abandon", "state_change": "state", "error": "error",
+             "malformed": "error"}
+
+
+def create_app(runs_dir: str | Path) -> Flask:
+    app = Flask(__name__)
+    root = RunsRoot(Path(runs_dir))
+    app.config["RUNS"] = root
+
+    def get_run(name: str) -> Run:
+        try:
+            return root.run(name)
+        except NotFound as exc:
+            abort(404, str(exc))
+
+    @app.get("/")
+    def runs() -> str:
+        return render_template("runs.html", runs=[r.overview() for r in root.runs()], root=str(runs_dir))
+
+    @app.get("/runs/<name>")
+    def run(name: str) -> str:
+        r = get_run(name)
+        if r.kind != "search":
+            return render_template("outputs.html", run=r.overview(), outputs=r.outputs())
+        return render_template("search.html", run=r.overview(), tree=_tree(r.ledger), summary=r.summary,
+                               lineage=_lineage(r), outputs=len(r.outputs()))
+
+    @app.get("/runs/<name>/candidates/<harness_hash>")
+    def candidate(name: str, harness_hash: str) -> str:
+        r = get_run(name)
+        try:
+            row = r.row(harness_hash)
+        except NotFound as exc:
+            abort(404, str(exc))
+        row["objective"] = with_ci(row.get("objective") or {})
+        harness, parent = r.harness(harness_hash), r.harness(row["parent"]) if row.get("parent") else None
+        rows = r.scores(harness_hash)
+        filters = {k: request.args.get(k, "") for k in ("split", "family", "failure_mode")}
+        choices = {k: sorted({str(x.get(k) or "—") for x in rows}) for k in filters}
+        shown = [x for x in rows if all(not v or str(x.get(k) or "—") == v for k, v in filters.items())]
+        page = max(1, request.args.get("page", 1, type=int))
+        pages = max(1, -(-len(shown) // PAGE))
+        return render_template("candidate.html", run=r.overview(), row=row, harness=harness,
+                               diff=diff(parent, harness) if parent and harness else "",
+                               rows=shown[(page - 1) * PAGE: page * PAGE], total=len(rows), shown=len(shown),
+                               page=page, pages=pages, filters=filters, choices=choices, gates=GATES)
+
+    @app.get("/runs/<name>/trajectories/<key>")
+    def trajectory(name: str, key: str) -> str:
+        r = get_run(name)
+        try:
+            chain = r.trajectory(key)
+        except NotFound as exc:
+            abort(404, str(exc))
+        page = max(1, request.args.get("page", 1, type=int))
+        pages = max(1, -(-len(chain.events) // EVENT_PAGE))
+        events = chain.events[(page - 1) * EVENT_PAGE: page * EVENT_PAGE]
+        return render_template("trajectory.html", run=r.overview(), key=key, chain=chain, events=events,
+                               page=page, pages=pages, result=r.result(key), score=r.score_of(key), gates=GATES,
+                               highlight=HIGHLIGHT)
+
+    @app.get("/runs/<name>/outputs")
+    def outputs(name: str) -> str:
+        r = get_run(name)
+        return render_template("outputs.html", run=r.overview(), outputs=r.outputs())
+
+    @app.get("/runs/<name>/files/<path:rel>")
+    def figure(name: str, rel: str):
+        r = get_run(name)
+        file = (r.path / rel).resolve()
+        if file.suffix != ".png" or r.path.resolve() not in file.parents or not file.is_file():
+            abort(404, "only PNG figures inside the run are served")
+        return send_file(file, mimetype="image/png")
+
+    @app.errorhandler(404)
+    def missing(error: Any):
+        return render_template("error.html", message=getattr(error, "description", str(error))), 404
+
+    return app
+
+
+def with_ci(rate: dict[str, Any]) -> dict[str, Any]:
+    """A ledger k/n without an interval gets its Wilson 95% interval (counts only; means keep theirs)."""
+    k, n = rate.get("k"), rate.get("n")
+    if rate.get("ci") is None and isinstance(k, int) and isinstance(n, int) and n > 0:
+        return {**rate, "ci": list(wilson(k, n))}
+    return rate
+
+
+def _tree(ledger: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Candidates as nested nodes: each ledger row under the first row of its parent hash."""
+    first: dict[str, dict[str, Any]] = {}
+    nodes = []
+    for i, row in enumerate(ledger):
+        row["objective"] = with_ci(row.get("objective") or {})
+        node = {"row": row, "children": [], "id": i}
+        nodes.append(node)
+        first.setdefault(row["hash"], node)
+    roots = []
+    for node in nodes:
+        parent = node["row"].get("parent")
+        holder = first.get(parent) if parent else None
+        if holder is not None and holder is not node:
+            holder["children"].append(node)
+        else:
+            roots.append(node)
+    return roots
+
+
+def _lineage(run: Run) -> dict[str, Any] | None:
+    selected = run.selected()
+    leaf_hash = selected.hash if selected else (run.checkpoint or {}).get("incumbent")
+    if not leaf_hash:
+        return None
+    rows = lineage.chain(run.ledger, leaf_hash)
+    harnesses: list[Harness] = [h for h in (run.harness(row["hash"]) for row in rows) if h is not None]
+    if not rows or len(harnesses) != len(rows):
+        return None
+    return {"hash": leaf_hash, "final": selected is not None, "rows": rows,
+            "lines": lineage.lines(rows, harnesses), "switches": lineage.switches(rows, harnesses)}
