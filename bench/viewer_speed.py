@@ -1,0 +1,105 @@
+"""How fast `harnessx view` opens a large search's tree and a long trajectory, over real HTTP.
+
+Runs (or reuses, with --run) a simulated search of at least --min-rollouts rollouts on retail with
+the paper's greedy rule (every proposal fully evaluated), adds a genuine 50-turn hash-chained
+trajectory to it, serves the folder with the viewer on loopback and times each page: the first
+(cold) request and the median of --repeats more. Aim: each page under a second.
+
+    python bench/viewer_speed.py                 # about 3,200 rollouts (R0 + 8 x 3 on 128 tasks)
+    python bench/viewer_speed.py --run runs/joint-retail
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import statistics
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+from werkzeug.serving import make_server
+
+from harnessx.search import Search, SearchConfig
+from harnessx.trajectory import Trajectory
+from harnessx.viewer import create_app
+
+LONG_KEY = "5e5e5e5e5e5e5e5e5e5e5e5e"
+
+
+def make_search(runs: Path, rounds: int, proposals: int) -> Path:
+    config = SearchConfig(objective="joint", env="retail", accept="greedy", rounds=rounds, proposals=proposals,
+                          runs_dir=str(runs), name="big", tracking_uri=None, concurrency=16)
+    asyncio.run(Search(config).run())
+    return runs / "big"
+
+
+def long_trajectory(run: Path, turns: int) -> str:
+    traj = Trajectory()
+    traj.append("start", "harness", 0, task_id="long", harness_hash="0" * 16, model="sim/baseline", seed=0)
+    traj.append("message", "user", 0, role="task", content="A long conversation.")
+    for step in range(1, turns + 1):
+        traj.append("model_call", "harness", step, role="agent", model="sim/baseline", prompt_tokens=900 + step,
+                    completion_tokens=40, cost_usd=0.0, latency_s=0.01, retries=0)
+        traj.append("tool_call", "agent", step, name="get_order_details", arguments={"order_id": f"#W{step:07d}"},
+                    id=f"c{step}")
+        traj.append("tool_result", "environment", step, id=f"c{step}", name="get_order_details",
+                    content=json.dumps({"order_id": f"#W{step:07d}", "items": list(range(20))}), error=False)
+        traj.append("message", "agent", step, role="agent", content=f"Turn {step}: checked the order. " * 5)
+    traj.append("end", "harness", turns, reward=0.0, status="ok", reason="max_steps")
+    traj.save(run / "rollouts" / LONG_KEY[:2] / f"{LONG_KEY}.jsonl")
+    return LONG_KEY
+
+
+def timed(url: str, repeats: int) -> tuple[float, float, int]:
+    def once() -> tuple[float, int]:
+        start = time.perf_counter()
+        with urllib.request.urlopen(url) as response:
+            size = len(response.read())
+        return time.perf_counter() - start, size
+
+    cold, size = once()
+    warm = statistics.median(once()[0] for _ in range(repeats))
+    return cold, warm, size
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--run", help="an existing search run directory (default: make one)")
+    ap.add_argument("--rounds", type=int, default=8)
+    ap.add_argument("--proposals", type=int, default=3)
+    ap.add_argument("--turns", type=int, default=50)
+    ap.add_argument("--repeats", type=int, default=5)
+    args = ap.parse_args()
+    tmp = tempfile.TemporaryDirectory()
+    if args.run:
+        run = Path(args.run)
+    else:
+        started = time.perf_counter()
+        run = make_search(Path(tmp.name) / "runs", args.rounds, args.proposals)
+        print(f"made a simulated search in {time.perf_counter() - started:.0f} s")
+    rollouts = len(list((run / "rollouts").rglob("*.json")))
+    candidates = len((run / "ledger.jsonl").read_text().splitlines())
+    key = long_trajectory(run, args.turns)
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no request log lines between the figures
+    server = make_server("127.0.0.1", 0, create_app(run.parent), threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}/runs/{run.name}"
+    selected = json.loads((run / "summary.json").read_text())["selected"]["hash"]
+    pages = {"search tree + lineage": base, "selected candidate (per-task, page 1)": f"{base}/candidates/{selected}",
+             f"{args.turns}-turn trajectory": f"{base}/trajectories/{key}"}
+    print(f"search {run.name}: {rollouts} rollouts, {candidates} candidates")
+    print(f"{'page':40} {'cold s':>8} {'median s':>9} {'KiB':>7}  under 1 s")
+    for name, url in pages.items():
+        cold, warm, size = timed(url, args.repeats)
+        print(f"{name:40} {cold:8.3f} {warm:9.3f} {size / 1024:7.0f}  {'yes' if max(cold, warm) < 1 else 'NO'}")
+    server.shutdown()
+    tmp.cleanup()
+
+
+if __name__ == "__main__":
+    main()
