@@ -121,3 +121,17 @@ def test_view_refuses_a_non_loopback_host_and_a_missing_folder(tmp_path):
     assert out.exit_code == 2 and "not a loopback address" in " ".join(out.output.split())
     out = CliRunner().invoke(app, ["view", str(tmp_path / "nope")])
     assert out.exit_code == 2 and "no such runs folder" in " ".join(out.output.split())
+
+
+def test_outputs_page_shows_compare_tables_as_text_and_serves_their_figures(site):
+    runs, run, _, client = site
+    out = run / "compare"
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    (out / "compare-heldout.md").write_text("| metric | R0 | selected |\n|---|---|---|\n| Joint | 4/12 <i>x</i> | 7/12 |\n")
+    png = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
+    (out / "figures" / "family_bars-heldout.png").write_bytes(png)
+    page = client.get("/runs/demo/outputs").get_data(as_text=True)
+    assert "compare/compare-heldout.md" in page and "| Joint | 4/12 &lt;i&gt;x&lt;/i&gt; | 7/12 |" in page
+    assert 'src="/runs/demo/files/compare/figures/family_bars-heldout.png"' in page
+    assert client.get("/runs/demo/files/compare/figures/family_bars-heldout.png").data == png
+    assert "compare / probe outputs (1)" in client.get("/runs/demo").get_data(as_text=True)
