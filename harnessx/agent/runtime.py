@@ -12,6 +12,7 @@ import json
 import time
 from dataclasses import dataclass, field
 
+from harnessx.agent.probe_phase import read_only_probe
 from harnessx.agent.result import RolloutResult
 from harnessx.envs.base import Environment, StepOutcome
 from harnessx.errors import EnvironmentFailure, ModelCallError
@@ -33,7 +34,8 @@ def sim_side_channel(task: Task) -> dict:
     return {"task_id": task.id, "feasible": task.feasible, "family": task.family,
             "reference": task.reference.model_dump(mode="json"),
             "blocker": task.blocker.model_dump(mode="json") if task.blocker else None,
-            "evidence": task.evidence.model_dump(mode="json") if task.evidence else None}
+            "evidence": task.evidence.model_dump(mode="json") if task.evidence else None,
+            **({"extra": task.metadata["sim_extra"]} if "sim_extra" in task.metadata else {})}
 
 
 class _GuardedEnv:
@@ -276,6 +278,8 @@ async def run_rollout(harness: Harness, task: Task, env: Environment, model: Mod
         ep.traj.append("message", "user", 0, role="task", content=start.observation)
         if start.evidence:
             ep.traj.append("evidence", "environment", 0, source=task.evidence.where if task.evidence else "spec")
+        if start.probe is not None:  # a read-only request before the episode (e.g. KAPRO's knowing probe)
+            await read_only_probe(ep, start.probe)
         sw = harness.switches
         if sw.topology == "planner-executor":
             plan = await ep.plan(start.observation)

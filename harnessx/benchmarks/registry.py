@@ -17,6 +17,7 @@ from harnessx.trajectory import Trajectory
 DEFAULT_BENCHMARK = "asa"
 BENCHMARKS = {
     "asa": "harnessx.benchmarks.asa:ASA",
+    "kapro": "harnessx.kapro.benchmark:Kapro",
 }
 
 

@@ -44,10 +44,23 @@ class StateChange(BaseModel):
     detail: dict[str, Any] = Field(default_factory=dict)
 
 
+class ProbeRequest(BaseModel):
+    """A read-only request the runtime asks once before the episode (e.g. KAPRO's knowing probe):
+    tools may be described in its text but are never offered for calling and nothing runs. The
+    harness component `component`, when set, replaces `template`; `{name}` is filled from `fields`."""
+
+    role: str = "probe"
+    component: str = ""
+    template: str
+    system: str = "You are a helpful assistant."
+    fields: dict[str, str] = Field(default_factory=dict)
+
+
 class EnvStart(BaseModel):
     tools: list[ToolSpec]
     observation: str
     evidence: bool = False  # the decisive evidence is observable from the start (spec / initial state)
+    probe: ProbeRequest | None = None  # asked (read-only) before the episode starts
 
 
 class StepOutcome(BaseModel):

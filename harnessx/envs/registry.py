@@ -13,6 +13,7 @@ SUITES = {
     "toy": "harnessx.envs.toy:ToySuite",
     "retail": "harnessx.envs.retail.suite:RetailSuite",
     "terminal": "harnessx.envs.terminal.suite:TerminalSuite",
+    "kapro": "harnessx.kapro.suite:KaproSuite",  # KAPRO knowing vs acting (built-in or --kaware-dir)
 }
 
 

@@ -26,6 +26,7 @@ COMPONENTS = (
     "report_prompt",      # end-of-run success/blocker report request
     "belief_prompt",      # read-only feasibility probe
     "few_shot",           # worked examples, tool-call examples included
+    "knowing_prompt",     # KAPRO knowing probe: which offered tools the task needs ({task}, {tool_info})
 )
 AbandonMode = Literal["none", "auto", "file", "tool", "stop"]
 Topology = Literal["single", "planner-executor"]

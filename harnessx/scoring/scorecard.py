@@ -97,5 +97,10 @@ class Scorecard:
 def _values(scores: list[TaskScore]) -> dict[str, MeanValue]:
     """Mean of each benchmark value over the trials that report it (invalid trials are excluded)."""
     keys = sorted({k for s in scores for k in s.values})
-    return {k: MeanValue.of([s.values.get(k) if s.valid else None for s in scores if k in s.values or not s.valid])
-            for k in keys}
+    out = {}
+    for k in keys:
+        values = [s.values.get(k) if s.valid else None for s in scores if k in s.values or not s.valid]
+        # a count-like value (e.g. tool calls per task) is not clipped to [0, 1]
+        hi = 1.0 if all(v is None or v <= 1.0 for v in values) else float("inf")
+        out[k] = MeanValue.of(values, hi=hi)
+    return out

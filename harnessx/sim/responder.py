@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import litellm
 
-from harnessx.sim import policy, probes
+from harnessx.sim import kapro, policy, probes
 from harnessx.sim.conversation import TEXT_TOOL_MARKER, read, text_tool_names
 from harnessx.sim.cues import active_cues, cue_table, handoff_text, mechanism, shifts
 from harnessx.sim.decision import Decision, decide
@@ -70,6 +70,8 @@ def respond(model: str, messages: list[dict], tools: list[dict], metadata: dict)
     side = hx.get("sim")
     if not side:
         return {"content": NO_CHANNEL, "usage": {"prompt_tokens": 0, "completion_tokens": 0}}
+    if (side.get("extra") or {}).get("kapro"):  # KAPRO tasks: knowing probe and acting run (sim/kapro.py)
+        return _kapro_reply(profile, side, hx, messages, tools)
     conv = read(messages)
     side_json = json.dumps(side, sort_keys=True)
     handoff = handoff_text(conv.first_user)
@@ -107,3 +109,15 @@ def _reply(move: policy.Move, messages: list[dict], tools: list[dict], system: s
     usage = {"prompt_tokens": int(prompt_chars / tok.chars_per_token) + tok.tool_schema_tokens * len(tools or []),
              "completion_tokens": int(out_chars / tok.chars_per_token + reasoning) + 1}
     return {"content": content, "tool_calls": calls, "usage": usage, "latency_s": profile.latency.sample(rng)}
+
+
+def _kapro_reply(profile: Profile, side: dict, hx: dict, messages: list[dict], tools: list[dict]) -> dict:
+    seed = int(hx.get("seed", 0))
+    if hx.get("role") == "knowing":
+        text, call = kapro.knowing_reply(profile, side, seed, messages), None
+    else:
+        text, call = kapro.acting_move(profile, side, seed, messages, tools)
+    calls = [{"name": call[0], "arguments": call[1], "id": f"call_{len(messages)}"}] if call else []
+    chars = sum(len(str(m.get("content") or "")) for m in messages)
+    usage = {"prompt_tokens": int(chars / profile.tokens.chars_per_token), "completion_tokens": len(text) // 4 + 8}
+    return {"content": text, "tool_calls": calls, "usage": usage}
