@@ -23,6 +23,7 @@ COMMANDS = {
     "report": ("harnessx.cli.report_cmd", "Write Markdown, PNG and HTML reports for a run."),
     "local": ("harnessx.cli.local_cmd", "Serve the local model (llama.cpp) on loopback."),
     "view": ("harnessx.cli.view_cmd", "Browse runs, search trees, candidates and trajectories in a local web viewer."),
+    "kapro": ("harnessx.cli.kapro_cmd", "KAPRO: knowing vs acting on tool needs (eval, report)."),
 }
 
 

@@ -66,7 +66,8 @@ class KaproItem(BaseModel):
                     instruction=self.task, reference=Reference(actions=actions, final_answer=self.answer),
                     metadata={"benchmark": "kapro", "kapro": self.model_dump(mode="json"),
                               "sim_extra": {"kapro": {"subspace": self.subspace, "hop": self.hop,
-                                                      "required": list(self.required), "facts": list(self.facts)}}})
+                                                      "required": list(self.required), "facts": list(self.facts),
+                                                      "distractors": list(self.distractors)}}})
 
 
 def item_of(task: Task) -> KaproItem:

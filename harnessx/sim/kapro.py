@@ -71,6 +71,8 @@ def decisions(profile: Profile, side: dict, seed: int, tools: list[str], stage: 
         u = shared if _u(*base, stage + "-mix", tool) < rate(profile, "agree") else own
         if tool in required:
             p = 1 - _p(rate(profile, f"{stage}_under", subspace), shift.get("under", 0.0))
+        elif tool in info.get("distractors", ()):
+            p = _p(rate(profile, f"distractor_{stage}_over", subspace), shift.get("over", 0.0))
         else:
             p = _p(rate(profile, f"{stage}_over", subspace), shift.get("over", 0.0))
         if u < p:

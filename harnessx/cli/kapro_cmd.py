@@ -1,0 +1,61 @@
+"""`harnessx kapro eval|report`: KAPRO's knowing probe and acting run on one harness, its tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from harnessx.cli.common import ApiBaseOpt, console, friendly_errors
+from harnessx.harness.presets import resolve_harness
+from harnessx.kapro.report import load_result, write_report
+from harnessx.kapro.run import KaproRunConfig, run_kapro_eval
+from harnessx.kapro.tables import kapro_tables
+from harnessx.models.client import DEFAULT_MODEL
+from harnessx.report.tables import model_line
+
+app = typer.Typer(no_args_is_help=True, help="KAPRO: does the agent know which tools a task needs, and act so?")
+
+
+@app.command("eval")
+@friendly_errors
+def eval_cmd(harness: str = typer.Option("kapro", "--harness", help="Harness file or preset (default: kapro)."),
+             model: str = typer.Option(DEFAULT_MODEL, "--model", help="Task-agent model (LiteLLM string)."),
+             api_base: str = ApiBaseOpt,
+             split: str = typer.Option("heldout", "--split", help="search or heldout."),
+             epochs: int = typer.Option(1, "--epochs", min=1, help="Rollouts per task (seeds 0..N-1)."),
+             kaware_dir: str = typer.Option(None, "--kaware-dir", help="A folder of KAware-format *.jsonl files "
+                                            "(default: the built-in suite)."),
+             distractors: int = typer.Option(0, "--distractors", min=0, max=10, help="Also run with up to 10 "
+                                             "distractor tools per task and report quadrant deltas."),
+             judge_model: str = typer.Option(None, "--judge-model", help="Pass rate from the paper's LLM judge prompt "
+                                             "on this model (default: deterministic answer match)."),
+             resamples: int = typer.Option(2000, "--resamples", min=100, help="Bootstrap resamples per CI."),
+             concurrency: int = typer.Option(8, "--concurrency", min=1),
+             out: Path = typer.Option(Path("runs/kapro-eval"), "--out", help="Output dir.")) -> None:
+    """Knowing probe + acting run per task; every KAPRO metric with valid n and a bootstrap CI."""
+    cfg = KaproRunConfig(harness=resolve_harness(harness), model=model, api_base=api_base, split=split,
+                         epochs=epochs, kaware_dir=str(Path(kaware_dir).resolve()) if kaware_dir else None,
+                         distractors=distractors, judge_model=judge_model, n_resamples=resamples,
+                         concurrency=concurrency, out=out)
+    data = run_kapro_eval(cfg)
+    console.print(model_line(data["model"], data["simulated"]), highlight=False)
+    for table in kapro_tables(data):
+        console.print(table.rich())
+    files = write_report(data, out)
+    console.print(f"wrote {files['json']}, {files['markdown']}, {files['html']}, {files['png']} "
+                  f"({data['model_calls']} model calls, {data['cache_hits']} cached rollouts)", highlight=False)
+
+
+@app.command("report")
+@friendly_errors
+def report_cmd(result: Path = typer.Argument(..., help="A `kapro eval` output dir or its kapro-eval.json."),
+               out: Path = typer.Option(None, "--out", help="Output dir (default: the result's dir).")) -> None:
+    """Markdown + PNG + HTML: Table 3 and Table 4 shapes, over/underuse, per hop, distractor deltas."""
+    data = load_result(result)
+    files = write_report(data, out or (result if result.is_dir() else result.parent))
+    console.print(f"wrote {files['markdown']}, {files['html']}, {files['png']}", highlight=False)
+
+
+def register(root: typer.Typer) -> None:
+    root.add_typer(app, name="kapro")

@@ -1,0 +1,89 @@
+"""KAPRO tables in the paper's shapes: Table 3 (Pass / Acc_know / Acc_act / KAS per subspace and
+valid-weighted Avg), Table 4 (quadrants and DirGap), Table 8 (over/underuse), per hop, and the
+distractor deltas. Every cell carries its 95% bootstrap CI and valid n."""
+
+from __future__ import annotations
+
+from harnessx.kapro.metrics import QUADRANT_LABELS, QUADRANTS, SUBSPACES
+from harnessx.report.tables import Table
+
+BOOT = "95% percentile bootstrap CI over tasks; n = valid tasks (knowing parsed and acting ran)"
+
+
+def pct(metric: dict | None, signed: bool = False) -> str:
+    if not metric or metric.get("value") is None:
+        return f"n/a (n={(metric or {}).get('n', 0)})"
+    fmt = "{:+.2f}" if signed else "{:.2f}"
+    text = fmt.format(100 * metric["value"])
+    if metric.get("ci"):
+        lo, hi = metric["ci"]
+        text += f" [{fmt.format(100 * lo)}, {fmt.format(100 * hi)}]"
+    return text + f" (n={metric['n']})"
+
+
+def num(metric: dict) -> str:
+    if metric.get("value") is None:
+        return f"n/a (n={metric.get('n', 0)})"
+    lo, hi = metric["ci"]
+    return f"{metric['value']:.2f} [{lo:.2f}, {hi:.2f}] (n={metric['n']})"
+
+
+def _subs(m: dict) -> list[str]:
+    return [s for s in SUBSPACES if s in m["per_subspace"]]
+
+
+def table3(m: dict, title: str) -> Table:
+    rows = [[s, pct(b["pass"]), pct(b["acc_know"]), pct(b["acc_act"]), pct(b["kas"]), pct(b["kas_task"]),
+             _excl(b)] for s, b in ((s, m["per_subspace"][s]) for s in _subs(m))]
+    avg = m["avg"]
+    rows.append(["Avg (valid-weighted)", pct(avg["pass"]), pct(avg["acc_know"]), pct(avg["acc_act"]), pct(avg["kas"]),
+                 "", f"weights {avg['kas']['weights']}"])
+    a = m["all"]
+    rows.append(["all tasks pooled", pct(a["pass"]), pct(a["acc_know"]), pct(a["acc_act"]), pct(a["kas"]),
+                 pct(a["kas_task"]), _excl(a)])
+    return Table(f"{title}: Table 3 shape (%)", ["subspace", "Pass", "Acc_know", "Acc_act", "KAS",
+                                                 "mean per-task KAS value (search)", "excluded"], rows,
+                 [BOOT, "KAS = harmonic mean of the aggregate Acc_know and Acc_act; Avg weights subspaces by "
+                        "valid n; the search objective `kas` is the mean per-task value (≤ KAS)"])
+
+
+def _excl(block: dict) -> str:
+    return ", ".join(f"{k} {v}" for k, v in block["excluded"].items()) or "none"
+
+
+def table4(m: dict, title: str) -> Table:
+    rows = [[s, *(pct(m["per_subspace"][s][q]) for q in QUADRANTS), pct(m["per_subspace"][s]["dirgap"], True)]
+            for s in _subs(m)]
+    rows.append(["Avg (valid-weighted)", "", "", "", "", pct(m["avg"]["dirgap"], True)])
+    return Table(f"{title}: Table 4 shape, know–act quadrants (%)",
+                 ["subspace", *(QUADRANT_LABELS[q] for q in QUADRANTS), "DirGap"], rows,
+                 [BOOT, "Kc/Ac etc. by exact set match (J = 1); DirGap = p(Kc/Aw) − p(Kw/Ac), > 0: knowing outpaces acting"])
+
+
+def table8(m: dict, title: str) -> Table:
+    keys = ("under_know", "over_know", "under_act", "over_act", "c_ka", "tool_calls")
+    rows = [[s, *(num(m["per_subspace"][s][k]) for k in keys)] for s in _subs(m)]
+    return Table(f"{title}: tool under/overuse (fractions), C̄_KA and tool calls per task",
+                 ["subspace", "Know Under", "Know Over", "Act Under", "Act Over", "C̄_KA", "tool calls / task"], rows,
+                 [BOOT, "1 − Acc = Over + Under per stage (Eq. 9); C̄_KA = mean J(E_know, E_act) (Eq. 10)"])
+
+
+def hop_table(m: dict, title: str) -> Table:
+    rows = [[h, pct(b["acc_know"]), pct(b["acc_act"]), pct(b["kas"]), pct(b["pass"])] for h, b in m["per_hop"].items()]
+    return Table(f"{title}: per hop (%)", ["hop", "Acc_know", "Acc_act", "KAS", "Pass"], rows, [BOOT])
+
+
+def delta_table(deltas: dict, n: int) -> Table:
+    rows = [[s, *(("n/a" if d[q] is None else f"{d[q]:+.2f}") for q in QUADRANTS), f"{d['n_base']} / {d['n_noise']}"]
+            for s, d in deltas.items()]
+    return Table(f"Distractor experiment: quadrant Δ = P_noise − P_base (pp), {n} distractor tools",
+                 ["subspace", *(QUADRANT_LABELS[q] for q in QUADRANTS), "valid n base / noise"], rows,
+                 ["distractors: same server first, then other servers, at most 10 (digest §2.3)"])
+
+
+def kapro_tables(data: dict) -> list[Table]:
+    m, title = data["metrics"], f"{data['harness']['name']} on {data['split']}"
+    tables = [table3(m, title), table4(m, title), table8(m, title), hop_table(m, title)]
+    if data.get("distractor_deltas"):
+        tables.append(delta_table(data["distractor_deltas"], data["distractor_run"]["distractors"]))
+    return tables
