@@ -1,7 +1,7 @@
 """The read-only phase an environment may ask for before its episode (`EnvStart.probe`).
 
-One model call, no tools offered, nothing executed: the request text (the harness's component if
-it has one, else the environment's template, with `{field}`s filled in) and the reply are recorded
+One model call, no tools offered, nothing executed: the request text (the environment's template,
+or the harness's component — see `probe_text` — with `{field}`s filled in) and the reply are recorded
 in the trajectory as a harness message and an agent message with role `<probe.role>_request` /
 `<probe.role>`, so a scorer can read the answer (KAPRO's knowing probe, digest §2.3).
 """
@@ -17,7 +17,10 @@ if TYPE_CHECKING:
 
 
 def probe_text(probe: ProbeRequest, harness_text: str) -> str:
-    text = harness_text or probe.template
+    """The harness text replaces the template when it uses the template's `{field}`s; otherwise it
+    is added after the template as extra instructions (so a clause edit keeps the probe whole)."""
+    uses_fields = any("{" + name + "}" in harness_text for name in probe.fields)
+    text = harness_text if uses_fields else "\n\n".join(p for p in (probe.template, harness_text.strip()) if p)
     for name, value in probe.fields.items():
         text = text.replace("{" + name + "}", value)
     return text

@@ -12,6 +12,7 @@ from harnessx.agent.runner import ProgressFn, Runner
 from harnessx.comparison.metrics import METRICS, scorecard_block
 from harnessx.comparison.paired import paired_differences
 from harnessx.comparison.runs import Contender
+from harnessx.comparison.values import value_differences, values_block
 from harnessx.evaluation import Evaluation, evaluate
 from harnessx.scoring import Judge
 from harnessx.tasks import Task
@@ -32,8 +33,10 @@ def split_block(split: str, tasks: list[Task], evaluations: dict[str, Evaluation
         "split": split, **task_counts(tasks),
         "harnesses": {label: scorecard_block(e) for label, e in evaluations.items()},
         "differences": [{"first": label, "second": labels[0],
-                         "metrics": paired_differences(evaluations[label], evaluations[labels[0]], n_resamples, seed)}
+                         "metrics": paired_differences(evaluations[label], evaluations[labels[0]], n_resamples, seed),
+                         "values": value_differences(evaluations[label], evaluations[labels[0]], n_resamples, seed)}
                         for label in labels[1:]],
+        "values": {label: values_block(e) for label, e in evaluations.items()},  # benchmark values (KAPRO, ...)
     }
 
 

@@ -87,3 +87,42 @@ def kapro_tables(data: dict) -> list[Table]:
     if data.get("distractor_deltas"):
         tables.append(delta_table(data["distractor_deltas"], data["distractor_run"]["distractors"]))
     return tables
+
+
+COMPARE_VALUES = {"j_know": "Acc_know", "j_act": "Acc_act", "kas_task": "per-task KAS value (search objective)",
+                  "pass": "Pass", "over_act": "Act Over", "under_act": "Act Under", "c_ka": "C̄_KA",
+                  "tool_calls": "tool calls / task"}
+
+
+def _value_cell(v: dict | None) -> str:
+    if not v or not v.get("n"):
+        return "n/a (n=0)"
+    lo, hi = v["ci"]
+    return f"{v['value']:.3f} [{lo:.3f}, {hi:.3f}] (n={v['n']}" + (f", {v['excluded']} excl.)" if v.get("excluded") else ")")
+
+
+def compare_values_table(block: dict) -> Table:
+    """KAPRO values per harness in a comparison: real KAS (from the aggregates) first, then the
+    per-task values; the paired difference of each harness vs the first contender."""
+    from harnessx.kapro.sets import kas
+
+    labels = list(block["values"])
+    rows = []
+    kas_cells = []
+    for lb in labels:
+        v = block["values"][lb]
+        jk, ja = (v.get("j_know") or {}).get("value"), (v.get("j_act") or {}).get("value")
+        kas_cells.append("n/a" if jk is None or ja is None else f"{kas(jk, ja):.3f} (n={v['j_act']['n']})")
+    rows.append(["KAS (harmonic mean of Acc_know, Acc_act)", *kas_cells])
+    for key, name in COMPARE_VALUES.items():
+        if any(key in block["values"][lb] for lb in labels):
+            rows.append([name, *(_value_cell(block["values"][lb].get(key)) for lb in labels)])
+    diffs = {d["first"]: d.get("values", {}) for d in block.get("differences", [])}
+    for lb, d in diffs.items():
+        if "kas_task" in d:
+            x = d["kas_task"]
+            rows.append([f"Δ per-task KAS value, {lb} − {labels[0]}", *(
+                f"{x['diff']:+.3f} [{x['ci'][0]:+.3f}, {x['ci'][1]:+.3f}] (n={x['n']})" if lb2 == lb else ""
+                for lb2 in labels)])
+    return Table(f"{block['split']} split: KAPRO values", ["metric", *labels], rows,
+                 ["means over valid trials, 95% normal CI (paired Δ: bootstrap over tasks); KAS from the aggregates"])

@@ -87,6 +87,9 @@ def compare_tables(data: dict) -> list[Table]:
                                             for lb in labels)] for f in families for m in FAMILY_METRICS]
         tables.append(Table(split_title(block, data["seeds"]), ["metric", *labels], rows,
                             ["k/n, % and Wilson 95% CI; excl. = rollouts excluded (environment/judge failures)"]))
+        if any(block.get("values", {}).values()):  # a benchmark's own values, e.g. KAPRO's KAS
+            from harnessx.kapro.tables import compare_values_table
+            tables.append(compare_values_table(block))
         if block["differences"]:
             diffs = block["differences"]
             tables.append(Table(f"{block['split']} split: paired differences (first − second)",

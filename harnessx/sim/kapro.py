@@ -19,6 +19,7 @@ from harnessx.sim.conversation import read
 from harnessx.sim.profile import Profile, stable_seed
 
 TABLE_FILE = Path(__file__).parent / "kapro.yaml"
+_TOOL_JSON = re.compile(r"\[\s*\{.*\}\s*\]", re.DOTALL)
 
 
 @lru_cache(maxsize=1)
@@ -37,6 +38,8 @@ def rate(profile: Profile, name: str, subspace: str | None = None) -> float:
 
 
 def _shift(text: str, scope: str, profile: Profile) -> dict[str, float]:
+    """Cue shifts; the tools' own JSON (tool_info) is not harness text and is not read for cues."""
+    text = _TOOL_JSON.sub("", text)
     out: dict[str, float] = {}
     for cue in table()["cues"].values():
         if scope in cue["scope"] and any(p.search(text) for p in cue["compiled"]):
