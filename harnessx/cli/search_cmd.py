@@ -110,6 +110,8 @@ def print_summary(summary: dict, run_dir: Path) -> None:
     table.add_column("selected", justify="right")
     for key, label in TABLE_ROWS.items():
         table.add_row(label, _cell(r0[key]), _cell(chosen[key]))
+    for key, label in benchmark_rows(r0, chosen):  # a benchmark objective's own values (e.g. KAPRO's KAS)
+        table.add_row(label, key(r0), key(chosen))
     console.print(table)
     curve = ", ".join(f"R{e['round']}{'*' if e['accepted'] and e['round'] else ''}="
                       f"{e['objective']['value']:.3f}" for e in summary["curve"] if e["objective"]["value"] is not None)
@@ -118,6 +120,18 @@ def print_summary(summary: dict, run_dir: Path) -> None:
                   + (f"; stopped: {summary['stop_reason']}" if summary.get("stop_reason") else ""))
     console.print(f"run: {run_dir}  (export: harnessx export {run_dir} --out harness.yaml)")
     console.print(f"[dim]{summary['note']}[/]")
+
+
+def benchmark_rows(*cards: dict) -> list:
+    """Extra summary rows for benchmark values: KAPRO's real KAS and its per-task search value."""
+    if not all("j_know" in (c.get("values") or {}) for c in cards):
+        return []
+    from harnessx.kapro.benchmark import real_kas
+
+    kas_cell = lambda c: "n/a" if real_kas(c["values"]) is None else f"{100 * real_kas(c['values']):.1f}%"  # noqa: E731
+    mean_cell = lambda k: lambda c: _cell({**c["values"][k], "k": round(c["values"][k]["k"], 1)})  # noqa: E731
+    return [(kas_cell, "KAPRO KAS (aggregate)"), (mean_cell("kas_task"), "per-task KAS value (objective)"),
+            (mean_cell("j_know"), "Acc_know"), (mean_cell("j_act"), "Acc_act")]
 
 
 def _cell(rate: dict) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from harnessx.agent.runner import RolloutCache, Runner
@@ -90,10 +90,18 @@ def quadrant_deltas(base: dict, noisy: dict) -> dict:
     return out
 
 
+MAX_ROUNDS = 10  # the paper's acting cap (digest §2.3, [repo])
+
+
 def run_kapro_eval(cfg: KaproRunConfig) -> dict:
+    """The acting run is capped at 10 rounds: a harness with a larger step limit runs with 10."""
+    given = cfg.harness
+    if given.switches.max_steps > MAX_ROUNDS:
+        cfg = replace(cfg, harness=given.with_switches(max_steps=MAX_ROUNDS))
     cache = cfg.out / "rollouts"
     metrics, info = asyncio.run(_one(cfg, 0, cache))
-    data = {"kind": "kapro-eval", "harness": {"name": cfg.harness.name, "hash": cfg.harness.hash},
+    data = {"kind": "kapro-eval", "harness": {"name": cfg.harness.name, "hash": cfg.harness.hash,
+                                              "given_hash": given.hash, "max_rounds": cfg.harness.switches.max_steps},
             "split": cfg.split, "epochs": cfg.epochs, "judge": f"llm:{cfg.judge_model}" if cfg.judge_model
             else "deterministic answer match", **info, "metrics": metrics}
     if cfg.distractors:
