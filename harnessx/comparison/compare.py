@@ -12,7 +12,7 @@ from harnessx.agent.runner import ProgressFn, Runner
 from harnessx.comparison.metrics import METRICS, scorecard_block
 from harnessx.comparison.paired import paired_differences
 from harnessx.comparison.runs import Contender
-from harnessx.comparison.values import value_differences, values_block
+from harnessx.comparison.values import benchmark_blocks, value_differences, values_block
 from harnessx.evaluation import Evaluation, evaluate
 from harnessx.scoring import Judge
 from harnessx.tasks import Task
@@ -37,6 +37,7 @@ def split_block(split: str, tasks: list[Task], evaluations: dict[str, Evaluation
                          "values": value_differences(evaluations[label], evaluations[labels[0]], n_resamples, seed)}
                         for label in labels[1:]],
         "values": {label: values_block(e) for label, e in evaluations.items()},  # benchmark values (KAPRO, ...)
+        "benchmarks": {label: benchmark_blocks(e) for label, e in evaluations.items()},
     }
 
 

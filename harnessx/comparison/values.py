@@ -4,12 +4,24 @@ harness's means with n and CI, and paired differences on the same (task, seed) t
 
 from __future__ import annotations
 
+from harnessx.benchmarks.registry import DEFAULT_BENCHMARK, get_benchmark
 from harnessx.evaluation import Evaluation
 from harnessx.stats import paired_bootstrap_ci
 
 
 def values_block(evaluation: Evaluation) -> dict:
     return {k: v.to_dict() for k, v in evaluation.scorecard.values.items()}
+
+
+def benchmark_blocks(evaluation: Evaluation) -> dict:
+    """Each non-ASA benchmark's own aggregate metrics (e.g. KAPRO's KAS with its bootstrap CI)."""
+    names = sorted({t.metadata.get("benchmark", DEFAULT_BENCHMARK) for t in evaluation.tasks} - {DEFAULT_BENCHMARK})
+    out = {}
+    for name in names:
+        tasks = [t for t in evaluation.tasks if t.metadata.get("benchmark") == name]
+        ids = {t.id for t in tasks}
+        out[name] = get_benchmark(name).metrics([s for s in evaluation.scores if s.task_id in ids], tasks)
+    return out
 
 
 def value_differences(first: Evaluation, second: Evaluation, n_resamples: int, seed: int) -> dict:

@@ -108,12 +108,18 @@ def compare_values_table(block: dict) -> Table:
 
     labels = list(block["values"])
     rows = []
-    kas_cells = []
-    for lb in labels:
-        v = block["values"][lb]
-        jk, ja = (v.get("j_know") or {}).get("value"), (v.get("j_act") or {}).get("value")
-        kas_cells.append("n/a" if jk is None or ja is None else f"{kas(jk, ja):.3f} (n={v['j_act']['n']})")
-    rows.append(["KAS (harmonic mean of Acc_know, Acc_act)", *kas_cells])
+    kapro = {lb: (block.get("benchmarks", {}).get(lb) or {}).get("kapro") for lb in labels}
+    if all(kapro.values()):
+        rows.append(["KAS % (harmonic mean of Acc_know, Acc_act)", *(pct(kapro[lb]["all"]["kas"]) for lb in labels)])
+        rows.append(["KAS % Avg (valid-weighted over subspaces)", *(pct(kapro[lb]["avg"]["kas"]) for lb in labels)])
+        rows.append(["DirGap (pp)", *(pct(kapro[lb]["all"]["dirgap"], True) for lb in labels)])
+    else:
+        cells = []
+        for lb in labels:
+            v = block["values"][lb]
+            jk, ja = (v.get("j_know") or {}).get("value"), (v.get("j_act") or {}).get("value")
+            cells.append("n/a" if jk is None or ja is None else f"{kas(jk, ja):.3f} (n={v['j_act']['n']})")
+        rows.append(["KAS (harmonic mean of Acc_know, Acc_act)", *cells])
     for key, name in COMPARE_VALUES.items():
         if any(key in block["values"][lb] for lb in labels):
             rows.append([name, *(_value_cell(block["values"][lb].get(key)) for lb in labels)])
@@ -125,4 +131,5 @@ def compare_values_table(block: dict) -> Table:
                 f"{x['diff']:+.3f} [{x['ci'][0]:+.3f}, {x['ci'][1]:+.3f}] (n={x['n']})" if lb2 == lb else ""
                 for lb2 in labels)])
     return Table(f"{block['split']} split: KAPRO values", ["metric", *labels], rows,
-                 ["means over valid trials, 95% normal CI (paired Δ: bootstrap over tasks); KAS from the aggregates"])
+                 ["KAS, Avg and DirGap: %, 95% bootstrap CI over tasks; other rows: means over valid trials, 95% "
+                  "normal CI; paired Δ: bootstrap over tasks; KAS is computed from the aggregates"])
