@@ -116,3 +116,14 @@ def test_kapro_metrics_avg_and_groups():
     assert m["avg"]["kas"]["value"] == pytest.approx(expected)
     assert m["avg"]["kas"]["ci"][0] <= m["avg"]["kas"]["value"] <= m["avg"]["kas"]["ci"][1]
     assert sum(b["n_valid"] for b in subs.values()) == m["all"]["n_valid"] == 90
+
+
+def test_scorecard_does_not_clip_count_values_to_one():
+    from harnessx.scoring import Scorecard, TaskScore
+
+    scores = [TaskScore(task_id=f"t{i}", seed=0, feasible=True, family=None, source_id=f"t{i}", split="search",
+                        valid=True, values={"tool_calls": float(c), "j_act": 1.0}) for i, c in enumerate((2, 3, 4))]
+    card = Scorecard.from_scores(scores)
+    lo, hi = card.values["tool_calls"].ci
+    assert card.values["tool_calls"].value == 3.0 and lo < 3.0 < hi and hi > 1.0
+    assert card.values["j_act"].ci == (1.0, 1.0)
