@@ -178,3 +178,15 @@ def test_knowing_request_is_the_papers_prompt():
     req = knowing_request(HYBRID)
     assert req.component == "knowing_prompt" and "Set a tool to false if internal capabilities are sufficient" in req.template
     assert json.loads(req.fields["tool_info"]) == HYBRID.tools
+
+
+def test_knowing_prompt_without_placeholders_is_added_to_the_papers_prompt():
+    from harnessx.agent.probe_phase import probe_text
+
+    req = knowing_request(HYBRID)
+    added = probe_text(req, "Only mark a tool true when the task cannot be done without it.")
+    assert added.startswith("Role: You are an agent") and added.endswith("cannot be done without it.")
+    assert HYBRID.task in added and "{task}" not in added and "{tool_info}" not in added
+    replaced = probe_text(req, "Q: {task}")
+    assert replaced == f"Q: {HYBRID.task}"
+    assert probe_text(req, "") == probe_text(req, "   ") and "tool_decisions" in probe_text(req, "")

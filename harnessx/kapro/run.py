@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from harnessx.agent.runner import RolloutCache, Runner
+from harnessx.errors import InputError
 from harnessx.evaluation import Evaluation, evaluate
 from harnessx.harness.model import Harness
 from harnessx.kapro.benchmark import trials_of
@@ -63,7 +64,6 @@ async def _one(cfg: KaproRunConfig, distractors: int, runner_cache: Path) -> tup
     suite = KaproSuite(kaware_dir=cfg.kaware_dir, distractors=distractors)
     tasks = suite.tasks(cfg.split)
     if not tasks:
-        from harnessx.errors import InputError
         raise InputError("--split", f"the KAPRO suite ({suite.source}) has no {cfg.split!r} tasks")
     runner = Runner(suite, ModelClient(cfg.model, api_base=cfg.api_base), RolloutCache(runner_cache),
                     concurrency=cfg.concurrency)
