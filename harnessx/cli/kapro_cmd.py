@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from harnessx.cli.common import ApiBaseOpt, console, friendly_errors
-from harnessx.harness.presets import resolve_harness
+from harnessx.comparison.runs import resolve_contenders
 from harnessx.kapro.report import load_result, write_report
 from harnessx.kapro.run import KaproRunConfig, run_kapro_eval
 from harnessx.kapro.tables import kapro_tables
@@ -19,7 +19,8 @@ app = typer.Typer(no_args_is_help=True, help="KAPRO: does the agent know which t
 
 @app.command("eval")
 @friendly_errors
-def eval_cmd(harness: str = typer.Option("kapro", "--harness", help="Harness file or preset (default: kapro)."),
+def eval_cmd(harness: str = typer.Option("kapro", "--harness", help="Harness file, preset (default: kapro) or "
+                                         "search run directory (its selected harness)."),
              model: str = typer.Option(DEFAULT_MODEL, "--model", help="Task-agent model (LiteLLM string)."),
              api_base: str = ApiBaseOpt,
              split: str = typer.Option("heldout", "--split", help="search or heldout."),
@@ -34,7 +35,8 @@ def eval_cmd(harness: str = typer.Option("kapro", "--harness", help="Harness fil
              concurrency: int = typer.Option(8, "--concurrency", min=1),
              out: Path = typer.Option(Path("runs/kapro-eval"), "--out", help="Output dir.")) -> None:
     """Knowing probe + acting run per task; every KAPRO metric with valid n and a bootstrap CI."""
-    cfg = KaproRunConfig(harness=resolve_harness(harness), model=model, api_base=api_base, split=split,
+    chosen = resolve_contenders([harness], include_r0=False)[0].harness
+    cfg = KaproRunConfig(harness=chosen, model=model, api_base=api_base, split=split,
                          epochs=epochs, kaware_dir=str(Path(kaware_dir).resolve()) if kaware_dir else None,
                          distractors=distractors, judge_model=judge_model, n_resamples=resamples,
                          concurrency=concurrency, out=out)
