@@ -127,3 +127,11 @@ def test_scorecard_does_not_clip_count_values_to_one():
     lo, hi = card.values["tool_calls"].ci
     assert card.values["tool_calls"].value == 3.0 and lo < 3.0 < hi and hi > 1.0
     assert card.values["j_act"].ci == (1.0, 1.0)
+
+
+def test_internal_knowing_correct_share_equals_acc_know():
+    # digest §2.4: on Internal (T = ∅, binary J) Kc% equals Acc_know exactly, as in every Table 4 row
+    internal = [t for t in _random_trials(7, 200) if t.subspace == "internal"]
+    m = group_metrics(internal, n_resamples=100)
+    assert m["kc_ac"]["value"] + m["kc_aw"]["value"] == pytest.approx(m["acc_know"]["value"])
+    assert m["kc_ac"]["value"] + m["kw_ac"]["value"] == pytest.approx(m["acc_act"]["value"])
