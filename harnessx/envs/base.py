@@ -47,7 +47,8 @@ class StateChange(BaseModel):
 class ProbeRequest(BaseModel):
     """A read-only request the runtime asks once before the episode (e.g. KAPRO's knowing probe):
     tools may be described in its text but are never offered for calling and nothing runs. The
-    harness component `component`, when set, replaces `template`; `{name}` is filled from `fields`."""
+    harness component `component` replaces `template` when it uses the `{name}` fields, else it is
+    added after it (`harnessx.agent.probe_phase.probe_text`); `{name}` is filled from `fields`."""
 
     role: str = "probe"
     component: str = ""

@@ -87,7 +87,7 @@ def compare_tables(data: dict) -> list[Table]:
                                             for lb in labels)] for f in families for m in FAMILY_METRICS]
         tables.append(Table(split_title(block, data["seeds"]), ["metric", *labels], rows,
                             ["k/n, % and Wilson 95% CI; excl. = rollouts excluded (environment/judge failures)"]))
-        if any(block.get("values", {}).values()):  # a benchmark's own values, e.g. KAPRO's KAS
+        if any("j_know" in v for v in block.get("values", {}).values()):  # KAPRO's values and KAS
             from harnessx.kapro.tables import compare_values_table
             tables.append(compare_values_table(block))
         if block["differences"]:
