@@ -1,13 +1,13 @@
 """KAPRO tables in the paper's shapes: Table 3 (Pass / Acc_know / Acc_act / KAS per subspace and
 valid-weighted Avg), Table 4 (quadrants and DirGap), Table 8 (over/underuse), per hop, and the
-distractor deltas. Every cell carries its 95% bootstrap CI and valid n."""
+distractor deltas. Every cell carries its 95% bootstrap CI and valid n (trials)."""
 
 from __future__ import annotations
 
 from harnessx.kapro.metrics import QUADRANT_LABELS, QUADRANTS, SUBSPACES
 from harnessx.report.tables import Table
 
-BOOT = "95% percentile bootstrap CI over tasks; n = valid tasks (knowing parsed and acting ran)"
+BOOT = "95% percentile bootstrap CI over tasks (a task's seeds together); n = valid trials (task × seed: knowing parsed, acting ran)"
 
 
 def pct(metric: dict | None, signed: bool = False) -> str:
