@@ -208,3 +208,18 @@ def test_objectives_kas_and_kas_pass_read_per_task_values():
         assert s.values["kas_task"] == pytest.approx(0.0 if jk == 0 or ja == 0 else 2 * jk * ja / (jk + ja))
         assert s.values["kas_pass"] == pytest.approx((s.values["kas_task"] + s.values["pass"]) / 2)
     assert kas_obj.rate(ev.scorecard).value == pytest.approx(sum(per_task.values()) / len(per_task))
+
+
+def test_simulated_agent_reads_harness_cues_on_tool_need():
+    suite = KaproSuite()
+    tasks = [t for t in suite.tasks("search") if t.metadata["kapro"]["subspace"] == "internal"]
+    base = load_preset("kapro")
+    guarded = base.with_component("system_prompt", base.text("system_prompt") +
+                                  "\nOnly call a tool when the task cannot be done without it.")
+
+    def over_act(harness):
+        ev = asyncio.run(evaluate(Runner(suite, ModelClient("sim/baseline")), harness, tasks, [0, 1, 2]))
+        vals = [s.values["over_act"] for s in ev.scores if "over_act" in s.values]
+        return sum(vals) / len(vals)
+
+    assert over_act(guarded) < over_act(base) - 0.2
