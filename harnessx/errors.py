@@ -25,4 +25,10 @@ class EnvironmentFailure(HarnessXError):
 
 
 class ModelCallError(HarnessXError):
-    """A model call failed after retries (unreachable server, unknown model, bad key)."""
+    """A model call failed after retries (unreachable server, unknown model, bad key).
+
+    `kind` classifies it (auth, connection, timeout, rate_limit, server, not_found, bad_request, ...)."""
+
+    def __init__(self, message: str, kind: str = "provider"):
+        self.kind = kind
+        super().__init__(message)

@@ -24,6 +24,7 @@ class Evaluation:
     results: tuple[RolloutResult, ...]
     scores: tuple[TaskScore, ...]
     scorecard: Scorecard
+    exclusions: tuple[dict, ...] = ()  # every excluded rollout: task, seed, why, detail (file and field)
 
     def per_task_success(self, value_key: str | None = None) -> dict[str, float]:
         """Mean per-task value over valid seeds: ASA success (strict SA or solve) by default, or the
@@ -52,4 +53,13 @@ async def evaluate(runner: Runner, harness: Harness, tasks: list[Task], seeds: l
     by_id = {t.id: t for t in tasks}
     scores = [score_trial(by_id[r.task_id], runner.trajectory(r), r, judge) for r in results]
     return Evaluation(harness=harness, tasks=tuple(tasks), seeds=tuple(seeds), results=tuple(results),
-                      scores=tuple(scores), scorecard=Scorecard.from_scores(scores))
+                      scores=tuple(scores), scorecard=Scorecard.from_scores(scores),
+                      exclusions=tuple(exclusion_records(runner, results, scores)))
+
+
+def exclusion_records(runner: Runner, results: list[RolloutResult], scores: list[TaskScore]) -> list[dict]:
+    """One named record per excluded rollout; a tampered cached record names its file."""
+    tampered = runner.cache.tampered if runner.cache is not None else {}
+    return [{"task_id": s.task_id, "seed": s.seed, "exclusion": s.exclusion,
+             "detail": tampered.get(r.key, s.exclusion_detail) if s.exclusion == "tampered" else s.exclusion_detail}
+            for r, s in zip(results, scores) if not s.valid]

@@ -79,7 +79,8 @@ def test_compare_probes_and_report_on_the_heldout_split(tmp_path, monkeypatch):
 
     out = invoke("compare", "runs/e2e", "--split", "heldout", "--epochs", "2", "--resamples", "500")
     assert "SIMULATED" in out and "e2e:selected − e2e:R0" in out and "Transfer" in out
-    data = json.loads((tmp_path / "runs/e2e/compare/compare-heldout.json").read_text())
+    [compare_file] = (tmp_path / "runs/e2e/compare").glob("compare-heldout-*.json")  # keyed by the evaluation
+    data = json.loads(compare_file.read_text())
     block = data["splits"]["heldout"]
     assert data["simulated"] and (block["n_blocked"], block["n_feasible"], block["n_sources"]) == (10, 5, 5)
     assert block["harnesses"]["e2e:R0"]["metrics"]["strict_sa"]["n"] == 20      # 10 blocked x 2 seeds

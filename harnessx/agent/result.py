@@ -9,6 +9,8 @@ from pydantic import BaseModel
 from harnessx.models.client import Usage
 
 Status = Literal["ok", "env_failure", "model_failure", "malformed_limit"]
+# Not the agent's doing: the environment or the model provider failed. Excluded, counted and named.
+EXCLUDED = ("env_failure", "model_failure")
 
 
 class RolloutResult(BaseModel):
@@ -29,5 +31,10 @@ class RolloutResult(BaseModel):
 
     @property
     def valid(self) -> bool:
-        """Environment failures are excluded from denominators; everything else is scored."""
-        return self.status != "env_failure"
+        """Environment and model failures are excluded from denominators; everything else is scored."""
+        return self.status not in EXCLUDED
+
+    @property
+    def exclusion(self) -> str | None:
+        """Why this rollout is excluded (its status), or None when it is scored."""
+        return None if self.valid else self.status

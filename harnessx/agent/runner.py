@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from harnessx.agent.records import read_record
 from harnessx.agent.result import RolloutResult
 from harnessx.agent.runtime import run_rollout
 from harnessx.envs.base import Suite
@@ -35,6 +36,7 @@ class RolloutCache:
     def __init__(self, root: str | Path):
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
+        self.tampered: dict[str, str] = {}  # key -> "<file>: what the result and its trajectory disagree on"
 
     def _paths(self, key: str) -> tuple[Path, Path]:
         sub = self.root / key[:2]
@@ -44,7 +46,10 @@ class RolloutCache:
         result_path, traj_path = self._paths(key)
         if not (result_path.is_file() and traj_path.is_file()):
             return None
-        return RolloutResult.model_validate_json(result_path.read_text()).model_copy(update={"cached": True})
+        result, _, mismatch = read_record(result_path, traj_path)  # corrupt: one clear error naming the file
+        if mismatch:
+            self.tampered[key] = mismatch  # scored as `tampered` (excluded); the message names the file
+        return result.model_copy(update={"cached": True})
 
     def trajectory(self, key: str) -> Trajectory:
         return Trajectory.load(self._paths(key)[1])
@@ -78,7 +83,7 @@ class Runner:
         async with self._semaphore():
             result, traj = await run_rollout(harness, task, self.suite.make_env(), self.model, seed, key, challenge)
         self.model_calls += result.usage.calls
-        if self.cache and (result.status != "env_failure" or self.cache_failures):
+        if self.cache and (result.valid or (result.status == "env_failure" and self.cache_failures)):
             self.cache.put(result, traj)
         else:
             self.trajectories[key] = traj

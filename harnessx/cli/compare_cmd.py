@@ -30,8 +30,11 @@ def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, mod
                  splits: list[str], epochs: int, out: str | None, sources: int, resamples: int, concurrency: int,
                  judge_model: str | None, suite_options: dict | None = None) -> dict:
     env, model, api_base = setup.settings(contenders, env, model, api_base)
-    out_dir = setup.out_dir(contenders, kind, out)
-    suite = open_suite(env, **setup.suite_options(contenders, suite_options or {}))
+    options = setup.suite_options(contenders, suite_options or {})
+    key = setup.evaluation_key(contenders, kind, env=env, suite_options=options, model=model, api_base=api_base,
+                               splits=list(splits), epochs=epochs, sources=sources, judge_model=judge_model)
+    out_dir = setup.out_dir(contenders, kind, out, setup.key_digest(key))
+    suite = open_suite(env, **options)
     runner = setup.make_runner(suite, model, api_base, contenders, out_dir, concurrency)
     tasks = setup.split_tasks(suite, splits, sources)
     seeds = list(range(epochs))
@@ -42,7 +45,8 @@ def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, mod
                                    n_resamples=resamples, progress=progress))
     for table in compare_tables(data):
         console.print(table.rich())
-    stem = f"{kind}-{'+'.join(splits)}"
+    data["evaluation_key"] = key
+    stem = f"{kind}-{'+'.join(splits)}-{setup.key_digest(key)}"  # one file per distinct evaluation
     files = write_result(kind, data, out_dir, stem, f"HarnessX {kind}: {', '.join(c.label for c in contenders)}")
     console.print(f"wrote {files['json']}, {files['markdown']}, {files['html']} "
                   f"({runner.model_calls} model calls, {runner.cache_hits} cached rollouts)", highlight=False)

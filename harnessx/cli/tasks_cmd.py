@@ -6,6 +6,7 @@ import json
 from collections import Counter
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from harnessx.cli.common import (EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors,
@@ -24,12 +25,19 @@ def list_tasks(env: str = EnvOpt, split: str = typer.Option(None, help="search, 
     tasks = open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir).tasks(split)
     table = Table("id", "split", "kind", "source")
     for task in tasks[: limit or None]:
-        table.add_row(task.id, task.split, task.family or "feasible", task.source_id)
+        if task.metadata.get("load_error"):
+            table.add_row(task.id, "-", "[red]INVALID[/]", escape(str(task.metadata["load_error"])))
+        else:
+            table.add_row(task.id, task.split, task.family or "feasible", task.source_id)
     console.print(table)
+    invalid = [t for t in tasks if t.metadata.get("load_error")]
+    tasks = [t for t in tasks if not t.metadata.get("load_error")]
+    for task in invalid:
+        console.print(f"invalid task {task.id}: {task.metadata['load_error']}", highlight=False, markup=False)
     counts = Counter((t.split, t.family or "feasible") for t in tasks)
     for (sp, kind), n in sorted(counts.items()):
         console.print(f"{sp:12} {kind:11} {n}")
-    console.print(f"total {len(tasks)}")
+    console.print(f"total {len(tasks)}" + (f" valid, {len(invalid)} invalid (not scored)" if invalid else ""))
 
 
 @tasks_app.command("show")

@@ -34,5 +34,6 @@ def scorecard_block(evaluation: Evaluation) -> dict:
         "metrics": {m: getattr(card, m).to_dict() for m in METRICS},
         "per_family": {f: {m: rates[m].to_dict() for m in FAMILY_METRICS} for f, rates in card.per_family.items()},
         "excluded": dict(card.excluded),
+        "exclusions": list(evaluation.exclusions),
         "n_rollouts": len(evaluation.scores),
     }

@@ -3,7 +3,9 @@ of each split, the output directory and a progress bar."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,6 +18,7 @@ from harnessx.envs.base import Suite
 from harnessx.envs.registry import DEFAULT_ENV
 from harnessx.errors import InputError
 from harnessx.models.client import DEFAULT_MODEL, ModelClient
+from harnessx.models.preflight import preflight
 from harnessx.scoring import Judge, LLMJudge
 from harnessx.tasks import Task
 
@@ -44,23 +47,37 @@ def single_run(contenders: list[Contender]) -> Path | None:
     return paths.pop() if len(paths) == 1 and all(c.run for c in contenders) else None
 
 
-def out_dir(contenders: list[Contender], kind: str, out: str | None) -> Path:
-    """--out, else `<run>/<kind>` for one run, else `runs/<kind>-<digest of the harnesses>`."""
+def evaluation_key(contenders: list[Contender], kind: str, **defining: object) -> dict:
+    """Everything that defines an evaluation (harnesses, env and suite options, model and base URL,
+    splits, epochs, sources, judge): two evaluations share an output file only if all of it agrees."""
+    return {"kind": kind, "harnesses": [f"{c.label}:{c.harness.hash}" for c in contenders],
+            **{k: defining[k] for k in sorted(defining)}}
+
+
+def key_digest(key: dict) -> str:
+    return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:10]
+
+
+def out_dir(contenders: list[Contender], kind: str, out: str | None, digest: str | None = None) -> Path:
+    """--out, else `<run>/<kind>` for one run, else `runs/<kind>-<digest>`; `digest` is the evaluation
+    key's (every defining setting), or for the probes the harnesses' alone."""
     if out:
         return Path(out)
     run = single_run(contenders)
     if run is not None:
         return run / kind
-    digest = hashlib.sha256("|".join(f"{c.label}:{c.harness.hash}" for c in contenders).encode()).hexdigest()[:10]
+    digest = digest or hashlib.sha256("|".join(f"{c.label}:{c.harness.hash}" for c in contenders).encode()).hexdigest()[:10]
     return Path("runs") / f"{kind.replace('/', '-')}-{digest}"
 
 
 def make_runner(suite: Suite, model: str, api_base: str | None, contenders: list[Contender], out: Path,
                 concurrency: int) -> Runner:
     """A cached runner: one search run's own rollout cache when there is one, else `<out>/rollouts`."""
+    client = ModelClient(model, api_base=api_base)
+    asyncio.run(preflight(client))  # a model that cannot answer stops here, before anything is written
     run = single_run(contenders)
     cache = RolloutCache(run / "rollouts" if run else out / "rollouts")
-    return Runner(suite, ModelClient(model, api_base=api_base), cache, concurrency=concurrency)
+    return Runner(suite, client, cache, concurrency=concurrency)
 
 
 def split_tasks(suite: Suite, splits: list[str], sources: int = 0) -> dict[str, list[Task]]:

@@ -18,6 +18,7 @@ import litellm
 from pydantic import BaseModel, Field
 
 from harnessx.errors import ModelCallError
+from harnessx.models.failures import classify
 from harnessx.tasks import ToolCall
 
 litellm.suppress_debug_info = True
@@ -26,10 +27,6 @@ litellm.drop_params = True
 DEFAULT_MODEL = "sim/baseline"  # the offline simulated agent, used when no model is configured
 # Offline providers: model prefix -> module that registers it on import.
 LAZY_PROVIDERS = {"sim": "harnessx.sim", "local": "harnessx.local"}
-TRANSIENT = (litellm.RateLimitError, litellm.APIConnectionError, litellm.Timeout,
-             litellm.ServiceUnavailableError, litellm.InternalServerError)
-FATAL = (litellm.NotFoundError, litellm.AuthenticationError, litellm.BadRequestError,
-         litellm.PermissionDeniedError)
 
 
 class Usage(BaseModel):
@@ -96,16 +93,21 @@ class ModelClient:
         return reply
 
     async def _call_with_retries(self, kwargs: dict) -> tuple[Any, int]:
+        """Retry transient provider failures (waiting at least what Retry-After asks); any provider
+        failure that persists is a ModelCallError with its kind, so the rollout is a model failure."""
         for attempt in range(self.max_retries + 1):
             try:
                 return await litellm.acompletion(**kwargs), attempt
-            except FATAL as exc:
-                raise ModelCallError(f"model {self.model!r}: {_short(exc)}") from None
-            except TRANSIENT as exc:
-                if attempt == self.max_retries:
-                    where = f" at --api-base {self.api_base}" if self.api_base else ""
-                    raise ModelCallError(f"model {self.model!r}{where} failed after {attempt + 1} tries: {_short(exc)}") from None
-                await asyncio.sleep(self.backoff_s * (2 ** attempt))
+            except Exception as exc:  # noqa: BLE001 - classified below; a non-provider error re-raises
+                failure = classify(exc)
+                if failure is None:
+                    raise
+                where = f" at --api-base {self.api_base}" if self.api_base else ""
+                if not failure.transient or attempt == self.max_retries:
+                    tries = f" after {attempt + 1} tries" if failure.transient else ""
+                    raise ModelCallError(f"model {self.model!r}{where} failed{tries} ({failure.kind}): "
+                                         f"{failure.detail}", kind=failure.kind) from None
+                await asyncio.sleep(max(self.backoff_s * (2 ** attempt), failure.retry_after_s or 0.0))
         raise AssertionError("unreachable")
 
 
@@ -167,6 +169,3 @@ def _cost(response: Any) -> float:
     except Exception:  # unknown model prices: cost is unknown, recorded as 0
         return 0.0
 
-
-def _short(exc: Exception) -> str:
-    return str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__

@@ -69,6 +69,20 @@ def mean_sd_cell(ms: dict) -> str:
     return f"{ms['mean']:.1f} ± {ms['sd']:.1f} ({ms['n']} reps)" if ms["sd"] is not None else f"{ms['mean']:.1f} (1 rep)"
 
 
+MAX_EXCLUSION_NOTES = 12
+
+
+def exclusion_notes(block: dict) -> list[str]:
+    """One line per excluded rollout (harness, task, seed, why, detail), the rest counted."""
+    lines = [f"excluded: {label} · {x['task_id']} seed {x['seed']}: {x['exclusion']}"
+             + (f" — {x['detail']}" if x.get("detail") else "")
+             for label, h in block["harnesses"].items() for x in h.get("exclusions", [])]
+    lines += [f"invalid task (not run): {x['id']}: {x['error']}" for x in block.get("invalid_tasks", [])]
+    if len(lines) > MAX_EXCLUSION_NOTES:
+        lines = lines[:MAX_EXCLUSION_NOTES] + [f"... and {len(lines) - MAX_EXCLUSION_NOTES} more (see the JSON)"]
+    return lines
+
+
 # --- comparison --------------------------------------------------------------------------------
 def split_title(block: dict, seeds: list[int]) -> str:
     kind = ("selection data: descriptive, not held-out" if block["split"] == "search"
@@ -86,7 +100,8 @@ def compare_tables(data: dict) -> list[Table]:
         rows += [[f"{METRICS[m][0]} · {f}", *(rate_cell(block["harnesses"][lb]["per_family"].get(f, {}).get(m))
                                             for lb in labels)] for f in families for m in FAMILY_METRICS]
         tables.append(Table(split_title(block, data["seeds"]), ["metric", *labels], rows,
-                            ["k/n, % and Wilson 95% CI; excl. = rollouts excluded (environment/judge failures)"]))
+                            ["k/n, % and Wilson 95% CI; excl. = rollouts excluded (environment, model or judge "
+                             "failures, tampered records, invalid tasks)", *exclusion_notes(block)]))
         if any("j_know" in v for v in block.get("values", {}).values()):  # KAPRO's values and KAS
             from harnessx.kapro.tables import compare_values_table
             tables.append(compare_values_table(block))

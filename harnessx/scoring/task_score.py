@@ -19,6 +19,7 @@ class TaskScore(BaseModel):
     split: str
     valid: bool
     exclusion: str | None = None
+    exclusion_detail: str = ""  # why, in words (the error, or what a tampered record disagrees on)
     m0: bool | None = None
     m1: bool | None = None
     m2: bool | None = None

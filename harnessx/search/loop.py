@@ -22,7 +22,9 @@ from harnessx.harness import Harness
 from harnessx.models.client import DEFAULT_MODEL, ModelClient
 from harnessx.scoring import Judge
 from harnessx.search.acceptance import AcceptanceRule, Verdict, make_acceptance
+from harnessx.models.preflight import preflight
 from harnessx.search.arena import Arena, BudgetExhausted
+from harnessx.search.breaker import CircuitBreaker, ModelOutage
 from harnessx.search.objectives import get_objective
 from harnessx.search.proposers import Proposal, Proposer, RoundContext, make_proposer
 from harnessx.search.traces import failing
@@ -143,12 +145,15 @@ class Search:
     # --- the loop ------------------------------------------------------------------------------
     async def run(self, resume: bool = False) -> SearchResult:
         started = time.monotonic()
+        await preflight(self.model)  # a model that cannot answer stops here, before anything is created
         checkpoint = self.dir.prepare(self.config_record(), resume)
         self.runner = runner = Runner(self.suite, self.model, RolloutCache(self.dir.rollouts),
                                       concurrency=self.config.concurrency)
         arena = Arena(runner, self.tasks, self.objective, self.config.seeds, judge=self.judge,
                       max_rollouts=self.config.max_rollouts, max_cost=self.config.max_cost,
-                      order_seed=self.config.seed, on_rollout=lambda r: self.reporter.rollout(r, arena.cost))
+                      order_seed=self.config.seed, on_rollout=lambda r: (self.reporter.rollout(r, arena.cost),
+                                                                          breaker.observe(r, runner)))
+        breaker = CircuitBreaker()
         state = checkpoint or {"round": -1, "curve": [], "spent": {}, "mlflow_parent": None, "stop_reason": None}
         state["stop_reason"] = None  # a resumed search may have a larger budget
         arena.spent.update(state["spent"])
@@ -186,8 +191,8 @@ class Search:
                 break
             try:
                 verdicts = await self.acceptance.judge(incumbent, [p.harness for p in proposals], arena)
-            except BudgetExhausted as exc:
-                state["stop_reason"] = f"budget: {exc}"
+            except (BudgetExhausted, ModelOutage) as exc:
+                state["stop_reason"] = f"{'model' if isinstance(exc, ModelOutage) else 'budget'}: {exc}"
                 self.reporter.note(f"stopping before round {round_no} finished: {exc}")
                 break
             rows = [self._row(round_no, slot, p, incumbent, v) for slot, (p, v) in enumerate(zip(proposals, verdicts))]

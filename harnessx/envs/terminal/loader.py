@@ -94,7 +94,8 @@ def to_task(spec: TaskSpec) -> Task:
 
 
 def broken_task(path: Path, problem: str) -> Task:
-    """A placeholder for a task directory that cannot be loaded: its episodes are environment failures."""
+    """A placeholder for a task directory that cannot be loaded: its episodes are environment failures,
+    excluded as `invalid_task`; its split is unknown (the suite lists it under every split)."""
     return Task(id=path.name, env="terminal", split="search", feasible=True, source_id=path.name, instruction="",
                 metadata={"task_dir": str(path), "load_error": problem})
 

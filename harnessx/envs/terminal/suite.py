@@ -2,8 +2,10 @@
 
 Options: `tasks_dir=PATH` (TB2/Harbor task directories), `sandbox="bwrap"|"unshare"|"docker"`
 (default: bwrap when installed, else unshare), `image=NAME` (docker base image).
-Task directories that cannot be loaded stay in the list as tasks whose episodes are environment
-failures; `load_errors` names each one and its problem.
+Task directories that cannot be loaded are never dropped or moved to a split: each is an invalid
+task (`metadata["load_error"]`) listed under every split asked for, whose episode is an environment
+failure excluded as `invalid_task` with its load error (file, field, expected); `load_errors` names
+each one and its problem.
 """
 
 from __future__ import annotations
@@ -31,7 +33,11 @@ class TerminalSuite:
             self._tasks, self.load_errors = builtin_tasks(), []
 
     def tasks(self, split: str | None = None) -> list[Task]:
-        return [t for t in self._tasks if split is None or t.split == split]
+        valid = [t for t in self._tasks if not t.metadata.get("load_error") and (split is None or t.split == split)]
+        # an invalid dir's split is unknown: it is named (and excluded) in whichever split is evaluated
+        invalid = [t if split is None else t.model_copy(update={"split": split})
+                   for t in self._tasks if t.metadata.get("load_error")]
+        return valid + invalid
 
     def make_env(self) -> TerminalEnv:
         return TerminalEnv(self.sandbox, self.sandbox_options)

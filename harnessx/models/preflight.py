@@ -1,0 +1,58 @@
+"""Pre-flight: before the first rollout, make sure the task-agent model can answer at all.
+
+A model that cannot answer (unknown provider or profile, closed port, malformed --api-base, missing
+or wrong credentials) must stop the command with one line naming the model, the base URL and the
+provider's own error, instead of running every rollout into a failure. Offline models are checked
+without a call: a `sim/<profile>` profile is loaded and schema-validated, a `scripted/<name>` must be
+registered. Any other model gets one tiny real call (one retry, a short timeout).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+from harnessx.errors import InputError, ModelCallError
+from harnessx.models.client import ModelClient
+
+PREFLIGHT_TIMEOUT_S = 30.0
+_PASSED: set[tuple[str, str | None]] = set()  # (model, api_base) that answered in this process
+
+
+def check_api_base(api_base: str | None) -> None:
+    """An --api-base must be an http(s) URL with a host."""
+    if api_base is None:
+        return
+    url = urlparse(api_base)
+    if url.scheme not in ("http", "https") or not url.hostname:
+        raise InputError("--api-base", f"{api_base!r} is not a URL", "http(s)://host[:port]/path, e.g. "
+                         "http://127.0.0.1:8000/v1")
+
+
+async def preflight(client: ModelClient, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> None:
+    """Raise a ModelCallError (or InputError) when `client`'s model cannot answer; else return."""
+    check_api_base(client.api_base)
+    key = (client.model, client.api_base)
+    if key in _PASSED:
+        return
+    prefix, _, name = client.model.partition("/")
+    if prefix == "sim":
+        from harnessx.sim.profile import load_profile
+
+        load_profile(name)  # raises InputError naming the profile file and field
+    elif prefix == "scripted":
+        from harnessx.models.providers import _SCRIPTS
+
+        if name not in _SCRIPTS:
+            raise InputError("--model", f"no scripted model {name!r} is registered")
+    else:
+        probe = ModelClient(client.model, api_base=client.api_base, api_key=client.api_key,
+                            timeout_s=min(timeout_s, client.timeout_s), max_retries=1, backoff_s=0.5,
+                            extra=client.extra)
+        try:
+            await probe.complete([{"role": "user", "content": "Reply with OK."}], max_tokens=4)
+        except ModelCallError as exc:
+            base = client.api_base or "the provider's default endpoint"
+            raise ModelCallError(f"pre-flight: model {client.model!r} (base URL {base}) cannot answer: {exc}",
+                                 kind=exc.kind) from None
+    _PASSED.add(key)
+
