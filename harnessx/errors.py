@@ -29,6 +29,6 @@ class ModelCallError(HarnessXError):
 
     `kind` classifies it (auth, connection, timeout, rate_limit, server, not_found, bad_request, ...)."""
 
-    def __init__(self, message: str, kind: str = "provider"):
-        self.kind = kind
+    def __init__(self, message: str, kind: str = "provider", detail: str = ""):
+        self.kind, self.detail = kind, detail or message  # detail: the provider's own error
         super().__init__(message)

@@ -85,6 +85,7 @@ class Runner:
         self.model_calls += result.usage.calls
         if self.cache and (result.valid or (result.status == "env_failure" and self.cache_failures)):
             self.cache.put(result, traj)
+            self.trajectories.pop(key, None)  # an earlier failed try of this key is superseded
         else:
             self.trajectories[key] = traj
         return result

@@ -71,7 +71,7 @@ class ModelClient:
                        metadata: dict | None = None, max_tokens: int | None = None,
                        seed: int | None = None, text_tools: bool = False) -> ModelReply:
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": self.temperature,
-                                  "timeout": self.timeout_s, **self.extra}
+                                  "timeout": self.timeout_s, "max_retries": 0, **self.extra}  # we retry, counted
         if tools and not text_tools:
             kwargs["tools"] = tools
         if metadata:
@@ -106,7 +106,7 @@ class ModelClient:
                 if not failure.transient or attempt == self.max_retries:
                     tries = f" after {attempt + 1} tries" if failure.transient else ""
                     raise ModelCallError(f"model {self.model!r}{where} failed{tries} ({failure.kind}): "
-                                         f"{failure.detail}", kind=failure.kind) from None
+                                         f"{failure.detail}", kind=failure.kind, detail=failure.detail) from None
                 await asyncio.sleep(max(self.backoff_s * (2 ** attempt), failure.retry_after_s or 0.0))
         raise AssertionError("unreachable")
 

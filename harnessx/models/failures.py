@@ -39,8 +39,11 @@ def classify(exc: BaseException) -> Failure | None:
     """The failure a provider exception stands for; None when it is not a provider failure (a bug)."""
     for cls, kind, transient in _CLASSES:
         if isinstance(exc, cls):
-            if kind == "server" and "missing credentials" in str(exc).lower():
+            text = str(exc).lower()
+            if kind == "server" and "missing credentials" in text:
                 kind, transient = "auth", False  # LiteLLM reports a missing key as a 500
+            elif kind == "server" and ("connection error" in text or "connect" in text and "refused" in text):
+                kind = "connection"  # ... and a refused connection as one too
             return Failure(kind, transient, retry_after(exc), short(exc))
     return None
 

@@ -52,7 +52,7 @@ async def preflight(client: ModelClient, timeout_s: float = PREFLIGHT_TIMEOUT_S)
             await probe.complete([{"role": "user", "content": "Reply with OK."}], max_tokens=4)
         except ModelCallError as exc:
             base = client.api_base or "the provider's default endpoint"
-            raise ModelCallError(f"pre-flight: model {client.model!r} (base URL {base}) cannot answer: {exc}",
-                                 kind=exc.kind) from None
+            raise ModelCallError(f"pre-flight: model {client.model!r} (base URL {base}) cannot answer "
+                                 f"({exc.kind}): {exc.detail}", kind=exc.kind, detail=exc.detail) from None
     _PASSED.add(key)
 

@@ -25,6 +25,7 @@ from harnessx.search.acceptance import AcceptanceRule, Verdict, make_acceptance
 from harnessx.models.preflight import preflight
 from harnessx.search.arena import Arena, BudgetExhausted
 from harnessx.search.breaker import CircuitBreaker, ModelOutage
+from harnessx.search.uris import check_stores
 from harnessx.search.objectives import get_objective
 from harnessx.search.proposers import Proposal, Proposer, RoundContext, make_proposer
 from harnessx.search.traces import failing
@@ -145,7 +146,8 @@ class Search:
     # --- the loop ------------------------------------------------------------------------------
     async def run(self, resume: bool = False) -> SearchResult:
         started = time.monotonic()
-        await preflight(self.model)  # a model that cannot answer stops here, before anything is created
+        check_stores(self.config.storage, self.config.tracking_uri)  # before anything is created
+        await preflight(self.model)  # a model that cannot answer stops here too
         checkpoint = self.dir.prepare(self.config_record(), resume)
         self.runner = runner = Runner(self.suite, self.model, RolloutCache(self.dir.rollouts),
                                       concurrency=self.config.concurrency)

@@ -25,14 +25,31 @@ MUTABLE = ("rounds", "max_rollouts", "max_cost", "concurrency", "storage", "trac
 
 
 def write_atomic(path: Path, text: str) -> None:
+    """Write a temporary file, fsync it, then rename it over `path`: readers see old or new, never half."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+def read_json_file(path: Path, recover: str) -> Any:
+    """A JSON file of the run dir; a truncated, empty or corrupt one is one error naming it and the fix."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(str(path), f"corrupt JSON ({exc.__class__.__name__}: {exc})", recover) from None
+
+
+CHECKPOINT_RECOVERY = ("a checkpoint written by harnessx search; delete checkpoint.json and --resume to redo the "
+                       "search from R0 with every finished rollout read from the cache")
 
 
 class RunDir:
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        self.torn_tail: int | None = None  # line number of a torn ledger tail that was dropped
 
     def __truediv__(self, name: str) -> Path:
         return self.path / name
@@ -53,7 +70,7 @@ class RunDir:
             return None
         if not config_file.is_file():
             raise InputError(str(self.path), "nothing to resume (no config.json)", "an existing search run directory")
-        old = json.loads(config_file.read_text())
+        old = read_json_file(config_file, "the run's config.json; restore it or start a new search with --name")
         changed = sorted(k for k in (old.keys() | config.keys()) if k not in MUTABLE and old.get(k) != config.get(k))
         if changed:
             detail = "; ".join(f"{k}: run has {old.get(k)!r}, now {config.get(k)!r}" for k in changed)
@@ -62,7 +79,12 @@ class RunDir:
         write_atomic(config_file, json.dumps({**old, **{k: config[k] for k in MUTABLE if k in config and k != "created"}},
                                              indent=2))
         checkpoint = self / "checkpoint.json"
-        return json.loads(checkpoint.read_text()) if checkpoint.is_file() else None
+        if not checkpoint.is_file():
+            return None
+        state = read_json_file(checkpoint, CHECKPOINT_RECOVERY)
+        if not isinstance(state, dict) or "round" not in state:
+            raise InputError(str(checkpoint), "not a search checkpoint (no 'round')", CHECKPOINT_RECOVERY)
+        return state
 
     def save_harness(self, harness: Harness) -> Path:
         path = self / "harnesses" / f"{harness.hash}.yaml"
@@ -80,14 +102,38 @@ class RunDir:
         return path
 
     def ledger(self) -> list[dict[str, Any]]:
+        """The ledger's rows. A torn last line (a kill during an append: no newline) is dropped, as its
+        round was never checkpointed; a corrupt line elsewhere is an error naming its line number."""
         path = self / "ledger.jsonl"
         if not path.is_file():
             return []
-        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        text = path.read_text(encoding="utf-8", errors="replace")
+        lines = text.split("\n")
+        rows = []
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                if not isinstance(row, dict) or "round" not in row:
+                    raise ValueError("not a ledger row (no 'round')")
+            except ValueError as exc:
+                if number == len(lines) and not text.endswith("\n"):
+                    self.torn_tail = number  # repaired: trim_ledger rewrites the file without it
+                    break
+                raise InputError(f"{path}:{number}", f"corrupt ledger line ({exc})",
+                                 "one JSON object per line; remove that line and the rows after it, then --resume "
+                                 "re-runs their round from the rollout cache") from None
+            rows.append(row)
+        return rows
 
     def append_ledger(self, rows: list[dict[str, Any]]) -> None:
+        """Append rows, each one write, then flush and fsync: a kill leaves at most a torn last line."""
         with open(self / "ledger.jsonl", "a", encoding="utf-8") as fh:
-            fh.writelines(json.dumps(row, default=str) + "\n" for row in rows)
+            for row in rows:
+                fh.write(json.dumps(row, default=str) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
 
     def trim_ledger(self, last_round: int) -> list[dict[str, Any]]:
         """Drop rows of rounds after the checkpoint (a round killed after logging, before checkpointing)."""
@@ -99,4 +145,4 @@ class RunDir:
         write_atomic(self / name, json.dumps(data, indent=2, default=str))
 
     def read_json(self, name: str) -> Any:
-        return json.loads((self / name).read_text())
+        return read_json_file(self / name, f"a JSON file written by harnessx; restore {name} or re-run the search")

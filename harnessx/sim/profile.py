@@ -15,10 +15,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, field_validator
 
 from harnessx.errors import InputError
+from harnessx.tasks import FAMILIES
+from harnessx.validation import read_mapping, validate
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
 RATE_NAMES = ("recognize", "correct_blocker", "act", "certify", "premature", "delegate", "fabricate",
@@ -58,7 +59,7 @@ class Profile(BaseModel):
     name: str
     description: str = ""
     calibration: str = ""
-    rates: dict[str, float | dict[str, float]]
+    rates: dict[str, StrictFloat | dict[str, StrictFloat]]
     late_evidence_per_step: float = 0.0
     probe_reads: int = Field(2, ge=0)
     cue_scale: float = 1.0
@@ -72,6 +73,35 @@ class Profile(BaseModel):
             value = value[family or "infeasible"]
         p = min(max(float(value), 1e-4), 1 - 1e-4)
         return math.log(p / (1 - p))
+
+    @field_validator("rates", mode="before")
+    @classmethod
+    def _ints_are_rates(cls, rates: object) -> object:
+        """0 and 1 written as integers are rates; strings and booleans are not (StrictFloat refuses them)."""
+        fix = lambda v: float(v) if isinstance(v, int) and not isinstance(v, bool) else v  # noqa: E731
+        if isinstance(rates, dict):
+            return {k: {f: fix(x) for f, x in v.items()} if isinstance(v, dict) else fix(v) for k, v in rates.items()}
+        return rates
+
+    @field_validator("rates")
+    @classmethod
+    def _rates_known_and_in_range(cls, rates: dict) -> dict:
+        for name, value in rates.items():
+            if name not in RATE_NAMES:
+                raise ValueError(f"unknown rate {name!r} (expected one of {', '.join(RATE_NAMES)})")
+            values = value if isinstance(value, dict) else {"": value}
+            if isinstance(value, dict):
+                missing = [f for f in FAMILIES if f not in value]
+                extra = [f for f in value if f not in FAMILIES]
+                if missing or extra:
+                    raise ValueError(f"rate {name!r} per family needs exactly {', '.join(FAMILIES)}"
+                                     + (f"; missing {', '.join(missing)}" if missing else "")
+                                     + (f"; unknown {', '.join(extra)}" if extra else ""))
+            for family, v in values.items():
+                if not 0.0 <= v <= 1.0:
+                    raise ValueError(f"rate {name!r}{'.' + family if family else ''} = {v} is not a probability "
+                                     "(expected 0 <= rate <= 1)")
+        return rates
 
     @property
     def digest(self) -> str:
@@ -92,30 +122,52 @@ def profile_names() -> list[str]:
     return sorted({p.stem for p in PROFILE_DIR.glob("*.yaml")} | set(_REGISTERED))
 
 
-def _read(name: str) -> dict:
-    path = Path(name) if name.endswith((".yaml", ".yml")) else PROFILE_DIR / f"{name}.yaml"
+def _path(name: str, base: Path | None) -> Path:
+    if name.endswith((".yaml", ".yml")):
+        path = Path(name)
+        return path if path.is_absolute() or base is None else base / path  # relative to the extending profile
+    return PROFILE_DIR / f"{name}.yaml"
+
+
+def _read(name: str, base: Path | None = None, chain: tuple[Path, ...] = ()) -> dict:
+    """The profile's mapping with its `extends:` chain merged in; every error names the file."""
+    path = _path(name, base)
     if not path.is_file():
-        raise InputError("--model", f"unknown simulated profile {name!r}",
-                         f"sim/<profile> with one of {profile_names()} or a profile YAML path")
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        where = f"{chain[-1]}: extends" if chain else "--model"
+        raise InputError(where, f"unknown simulated profile {name!r}",
+                         f"sim/<profile> with one of {profile_names()} or a profile YAML path"
+                         + (f" (relative to {chain[-1].parent})" if chain else ""))
+    resolved = path.resolve()
+    if resolved in chain:
+        loop = " -> ".join(p.name for p in (*chain, resolved))
+        raise InputError(str(path), f"extends loop ({loop})", "a chain of profiles that ends")
+    data = read_mapping(path)  # bad YAML or a non-mapping: one error naming the file
     parent = data.pop("extends", None)
     if not parent:
         return data
-    merged = _read(parent)
+    if not isinstance(parent, str):
+        raise InputError(f"{path}: extends", f"{parent!r} is not a profile name", "a profile name or YAML path")
+    merged = _read(parent, path.parent, (*chain, resolved))
     for key, value in data.items():
-        merged[key] = {**merged.get(key, {}), **value} if key in ("rates", "cue_effects") else value
+        if key in ("rates", "cue_effects") and isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = {**merged[key], **value}
+        else:
+            merged[key] = value
     return merged
+
+
+def _source(name: str) -> str:
+    return str(_path(name, None)) if name not in _REGISTERED else f"profile {name!r}"
 
 
 @lru_cache(maxsize=64)
 def load_profile(name: str) -> Profile:
     if name in _REGISTERED:
         return _REGISTERED[name]
-    data = _read(name)
-    profile = Profile.model_validate(data)
+    profile = validate(Profile, _read(name), _source(name))
     missing = [r for r in RATE_NAMES if r not in profile.rates]
     if missing:
-        raise InputError("--model", f"simulated profile {name!r} lacks rate(s) {missing}")
+        raise InputError(_source(name), f"simulated profile {name!r} lacks rate(s) {missing}")
     return profile
 
 

@@ -2,7 +2,8 @@
 
 Parsed with Python's own grammar (so syntax errors read as τ²'s do) and evaluated node by node
 with Python's operators (so division and overflow errors match too), without `eval`. Integer
-powers whose result would exceed `MAX_BITS` are refused instead of computed.
+powers whose result would exceed `MAX_BITS` are refused instead of computed; an expression nested
+too deeply for the parser (e.g. 6000 unary minus signs) is a tool error returned to the agent.
 """
 
 from __future__ import annotations
@@ -20,8 +21,12 @@ _UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 def calculate(expression: str) -> str:
     if not all(char in ALLOWED for char in expression):
         raise ValueError("Invalid characters in expression")
-    tree = compile(expression.lstrip(" "), "<string>", "eval", ast.PyCF_ONLY_AST)
-    return str(round(float(_value(tree.body)), 2))
+    try:
+        tree = compile(expression.lstrip(" "), "<string>", "eval", ast.PyCF_ONLY_AST)
+        return str(round(float(_value(tree.body)), 2))
+    except (MemoryError, RecursionError):
+        # the agent's own input is too deeply nested for the parser: a tool error, not an environment failure
+        raise ValueError("expression too complex to evaluate") from None
 
 
 def _value(node: ast.AST) -> object:

@@ -18,7 +18,7 @@ from harnessx.envs.retail.store import Store
 from harnessx.envs.retail.tools import TOOL_NAMES, RetailTools
 from harnessx.tasks import ToolCall
 
-TOOL_ERRORS = (ValueError, TypeError, ZeroDivisionError, OverflowError, SyntaxError, RecursionError)
+TOOL_ERRORS = (ValueError, TypeError, ZeroDivisionError, OverflowError, SyntaxError, RecursionError, MemoryError)
 
 
 def _quoted(names: list[str]) -> str:

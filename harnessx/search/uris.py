@@ -1,0 +1,59 @@
+"""Check the Optuna storage and MLflow tracking URIs before a search creates anything.
+
+A URI that cannot work (an unknown scheme, a database driver that is not installed, an unparseable
+string) is one error naming the option, so the run directory is never left half-created and a
+corrected retry is not refused.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+from harnessx.errors import InputError
+
+# MLflow: a database store (SQLAlchemy URL) or a tracking server; the file store is refused by MLflow.
+MLFLOW_SERVER_SCHEMES = ("http", "https", "databricks")
+
+
+def check_database_url(option: str, url: str) -> None:
+    """`url` must be a SQLAlchemy URL whose dialect and driver load (what Optuna's RDB storage uses)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    try:
+        make_url(url).get_dialect()
+    except ArgumentError:
+        raise InputError(option, f"{url!r} is not a database URL",
+                         "e.g. sqlite:///optuna.db or postgresql://user@host/db") from None
+    except NoSuchModuleError:
+        scheme = url.split(":", 1)[0]
+        raise InputError(option, f"{url!r}: no database dialect {scheme!r}",
+                         "a SQLAlchemy URL such as sqlite:///optuna.db or postgresql://user@host/db") from None
+    except ImportError as exc:
+        raise InputError(option, f"{url!r}: its database driver is not installed ({exc.name})") from None
+
+
+def check_storage(storage: str | None) -> None:
+    """--storage: empty (the run's journal file) or an Optuna RDB URL."""
+    if storage:
+        check_database_url("--storage", storage)
+
+
+def check_tracking_uri(uri: str | None) -> None:
+    """--mlflow-uri: None (no MLflow), a database URL, or an MLflow tracking server."""
+    if not uri:
+        return
+    scheme = urlparse(uri).scheme
+    if scheme in MLFLOW_SERVER_SCHEMES:
+        if not urlparse(uri).netloc and scheme != "databricks":
+            raise InputError("--mlflow-uri", f"{uri!r} has no host", "http(s)://host[:port]")
+        return
+    if scheme in ("", "file"):
+        raise InputError("--mlflow-uri", f"{uri!r} is a file store, which MLflow no longer supports",
+                         "a database store such as sqlite:///mlruns/mlflow.db, or a tracking server URL")
+    check_database_url("--mlflow-uri", uri)
+
+
+def check_stores(storage: str | None, tracking_uri: str | None) -> None:
+    check_storage(storage)
+    check_tracking_uri(tracking_uri)
