@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import shlex
+import sys
 from pathlib import Path
 
 import typer
@@ -16,7 +18,9 @@ from harnessx.errors import InputError
 from harnessx.models import DEFAULT_MODEL
 from harnessx.search import PROPOSERS, Search, SearchConfig, objective_names
 from harnessx.search.acceptance import ACCEPTANCE
+from harnessx.search.breaker import ModelOutage
 from harnessx.search.tracking import DEFAULT_MLFLOW_URI
+from harnessx.report.tables import rate_cell
 
 TABLE_ROWS = {"strict_sa": "strict SA (blocked)", "solve": "solve (feasible)",
               "false_abstention": "false abstention (feasible)", "joint": "joint (pooled)"}
@@ -96,9 +100,28 @@ def search(
                   f"seed(s) each: at most {plan['rollouts']} rollouts"
                   + (" (cost $0: simulated)" if sim else "; tokens and cost are estimated after R0 and capped "
                      "by --max-rollouts / --max-cost"))
-    with progress:
-        result = asyncio.run(runner.run(resume=resume))
+    try:
+        with progress:
+            result = asyncio.run(runner.run(resume=resume))
+    except KeyboardInterrupt:  # in-flight rollouts were cancelled; finished ones are cached
+        if runner.tracker is not None:
+            runner.tracker.kill()
+        console.print(f"[yellow]interrupted.[/] Finished rollouts are kept; continue with:\n  {resume_command()}",
+                      highlight=False)
+        raise typer.Exit(130) from None
+    except ModelOutage as exc:
+        if runner.tracker is not None:
+            runner.tracker.kill()
+        raise ModelOutage(f"{exc}. Stopped; fix the model, then continue with: {resume_command()}") from None
     print_summary(result.summary, result.run_dir)
+    if (result.summary.get("stop_reason") or "").startswith("model:"):
+        console.print(f"[yellow]stopped on model failures; continue with:[/] {resume_command()}", highlight=False)
+
+
+def resume_command() -> str:
+    """The exact command line that was run, with --resume."""
+    args = [a for a in sys.argv[1:] if a != "--resume"]
+    return shlex.join(["harnessx", *args, "--resume"])
 
 
 def print_summary(summary: dict, run_dir: Path) -> None:
@@ -114,7 +137,8 @@ def print_summary(summary: dict, run_dir: Path) -> None:
         table.add_row(label, key(r0), key(chosen))
     console.print(table)
     curve = ", ".join(f"R{e['round']}{'*' if e['accepted'] and e['round'] else ''}="
-                      f"{e['objective']['value']:.3f}" for e in summary["curve"] if e["objective"]["value"] is not None)
+                      f"{e['objective']['value']:.3f} ({e['objective']['k']}/{e['objective']['n']})"
+                      for e in summary["curve"] if e["objective"]["value"] is not None)
     console.print(f"incumbent {summary['objective']} by round (* = accepted): {curve}")
     console.print(f"rollouts used: {summary['rollouts']}, cost ${summary['cost_usd']:.4f}, wall {summary['wall_s']}s"
                   + (f"; stopped: {summary['stop_reason']}" if summary.get("stop_reason") else ""))
@@ -135,9 +159,8 @@ def benchmark_rows(*cards: dict) -> list:
 
 
 def _cell(rate: dict) -> str:
-    if not rate["n"]:
-        return "n/a (n=0)"
-    return f"{100 * rate['value']:.1f}% ({rate['k']}/{rate['n']})"
+    """k/n, %, Wilson 95% CI and exclusions, as in every other table."""
+    return rate_cell(rate)
 
 
 def register(app: typer.Typer) -> None:

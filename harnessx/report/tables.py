@@ -107,7 +107,7 @@ def compare_tables(data: dict) -> list[Table]:
             tables.append(compare_values_table(block))
         if block["differences"]:
             diffs = block["differences"]
-            tables.append(Table(f"{block['split']} split: paired differences (first − second)",
+            tables.append(Table(f"{block['split']} split: paired differences (each harness − the first listed)",
                                 ["metric", *(f"{d['first']} − {d['second']}" for d in diffs)],
                                 [[METRICS[m][0], *(diff_cell(d["metrics"][m]) for d in diffs)] for m in METRICS],
                                 [f"matched rollouts; 95% percentile CI, {data['n_resamples']} bootstrap resamples "

@@ -121,6 +121,7 @@ class Search:
         self.reporter = reporter or SilentReporter()
         self.dir = RunDir(Path(config.runs_dir) / config.run_name)
         self.runner: Runner | None = None  # set by run()
+        self.tracker: MlflowTracker | None = None  # set by run() when MLflow is on
 
     # --- configuration and planning ------------------------------------------------------------
     def config_record(self) -> dict[str, Any]:
@@ -226,6 +227,7 @@ class Search:
         tracker = MlflowTracker(uri, "harnessx-search", root)
         state["mlflow_parent"] = tracker.start(self.config.run_name, self.config_record(), self._tags(),
                                                state.get("mlflow_parent"))
+        self.tracker = tracker
         return tracker
 
     def _tags(self) -> dict[str, str]:

@@ -135,6 +135,11 @@ class MlflowTracker:
         self.client.log_artifact(self.parent_id, str(selected_path))
         self.client.set_terminated(self.parent_id)
 
+    def kill(self) -> None:
+        """Close the parent run as KILLED (an interrupted search; --resume reopens it)."""
+        if self.parent_id is not None:
+            self.client.set_terminated(self.parent_id, status="KILLED")
+
     def _log(self, run_id: str, params: dict | None = None, metrics: dict | None = None, step: int = 0) -> None:
         from mlflow.entities import Metric, Param
 

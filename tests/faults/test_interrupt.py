@@ -1,0 +1,45 @@
+"""SIGINT during a search: in-flight rollouts are cancelled, the MLflow parent run is closed as KILLED,
+the exact --resume command is printed, and resuming finishes the search."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SLOW_PROFILE = "name: slow\nextends: baseline\nlatency: {dist: fixed, mean_s: 0.05}\n"
+
+
+@pytest.mark.slow
+def test_sigint_kills_the_mlflow_run_prints_the_resume_command_and_resume_finishes(tmp_path):
+    (tmp_path / "slow.yaml").write_text(SLOW_PROFILE)
+    uri = f"sqlite:///{tmp_path / 'mlruns' / 'mlflow.db'}"
+    args = [sys.executable, "-m", "harnessx.cli.main", "search", "--env", "toy", "--model", "sim/slow.yaml",
+            "--rounds", "3", "--proposals", "2", "--concurrency", "2", "--mlflow-uri", uri, "--name", "intr"]
+    env = {**os.environ, "PYTHONPATH": str(REPO), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "runs" / "intr" / "checkpoint.json").is_file() and time.monotonic() < deadline:
+        time.sleep(0.2)  # wait until R0 is checkpointed, then interrupt mid-round
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130, out
+    assert "--resume" in out and "harnessx search --env toy" in out and "Traceback" not in out
+
+    from mlflow import MlflowClient
+
+    client = MlflowClient(tracking_uri=uri)
+    [experiment] = [e for e in client.search_experiments() if e.name == "harnessx-search"]
+    parents = [r for r in client.search_runs([experiment.experiment_id]) if "mlflow.parentRunId" not in r.data.tags]
+    assert [r.info.status for r in parents] == ["KILLED"]
+
+    done = subprocess.run(args + ["--resume"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    parents = [r for r in client.search_runs([experiment.experiment_id]) if "mlflow.parentRunId" not in r.data.tags]
+    assert [r.info.status for r in parents] == ["FINISHED"]
