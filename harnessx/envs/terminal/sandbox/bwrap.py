@@ -37,8 +37,8 @@ class BwrapSandbox:
         args += ["--proc", "/proc", "--dev", "/dev"]
         for target, source in sorted(self.layout.mounts.items()):
             args += ["--bind", str(source), target]
-        for d in host.interpreter_dirs():
-            args += ["--ro-bind", d, d]
+        for source, target in host.interpreter_mounts():
+            args += ["--ro-bind", source, target]
         args += ["--ro-bind", str(host.toolbin()), host.TOOLBIN, "--remount-ro", "/", "--chdir", cwd, "--clearenv"]
         for key, value in host.base_env(self.layout.env).items():
             args += ["--setenv", key, value]

@@ -59,8 +59,10 @@ class DockerSandbox:
         assert self.layout is not None
         vols = {str(src): {"bind": target, "mode": "rw"} for target, src in self.layout.mounts.items()}
         if (image.labels or {}).get(HOST_MOUNTS_LABEL) == "1":
-            for d in host.system_dirs() + host.interpreter_dirs():
+            for d in host.system_dirs():
                 vols[d] = {"bind": d, "mode": "ro"}
+            for source, target in host.interpreter_mounts():
+                vols[source] = {"bind": target, "mode": "ro"}
             vols[str(host.toolbin())] = {"bind": host.TOOLBIN, "mode": "ro"}
         return vols
 

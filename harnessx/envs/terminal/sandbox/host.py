@@ -38,20 +38,55 @@ def top_level_entries() -> list[tuple[str, str | None]]:
     return entries
 
 
+VENV_TARGET = "/run/harnessx/venv"  # where a virtualenv is mounted, so its host path (and project) stays hidden
+
+
+def _under_system(path: str) -> bool:
+    return any(path == d or path.startswith(d + "/") for d in system_dirs())
+
+
+def _venv() -> str | None:
+    """The real path of the running virtualenv, when there is one outside the system dirs."""
+    prefix, base = os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)
+    return prefix if prefix != base and not _under_system(prefix) else None
+
+
+def interpreter_mounts() -> list[tuple[str, str]]:
+    """(host source, sandbox target) for the prepared interpreter: a virtualenv at VENV_TARGET (never at
+    its host path, which may lie inside a project tree, e.g. `.venv/` of the checkout) and the base
+    installation its `python` links to, unless a system dir already holds them."""
+    mounts = []
+    venv = _venv()
+    if venv:
+        mounts.append((venv, VENV_TARGET))
+    base = os.path.realpath(sys.base_prefix)
+    if not _under_system(base):
+        mounts.append((base, base))
+    return sorted(mounts)
+
+
 def interpreter_dirs() -> list[str]:
-    """Prefixes of the prepared interpreter (a venv and its base) not already under a system dir."""
-    dirs = []
-    for prefix in {os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)}:
-        if not any(prefix == d or prefix.startswith(d + "/") for d in system_dirs()):
-            dirs.append(prefix)
-    return sorted(dirs)
+    """Host directories the interpreter mounts come from (kept for callers that list them)."""
+    return [source for source, _ in interpreter_mounts()]
+
+
+def sandbox_python() -> str:
+    """The interpreter's path inside the sandbox: the running executable with `..` and symlinked
+    directories resolved (realpath of its folder; the file itself may be a venv's link to the base
+    python and is kept, so the venv stays active), mapped into VENV_TARGET for a virtualenv."""
+    exe = os.path.abspath(sys.executable)
+    exe = os.path.join(os.path.realpath(os.path.dirname(exe)), os.path.basename(exe))
+    venv = _venv()
+    if venv and exe.startswith(venv + "/"):
+        return VENV_TARGET + exe[len(venv):]
+    return exe
 
 
 @functools.lru_cache(maxsize=1)
 def toolbin() -> Path:
     """A per-process directory holding `python`/`python3` links and the offline shims."""
     path = Path(tempfile.mkdtemp(prefix="harnessx-toolbin-"))
-    write_toolbin(path, sys.executable)
+    write_toolbin(path, sandbox_python())
     return path
 
 

@@ -58,8 +58,8 @@ class UnshareSandbox:
                 bind(path, path, True)
         for target, source in sorted(self.layout.mounts.items()):
             bind(str(source), target, False)
-        for d in host.interpreter_dirs():
-            bind(d, d, True)
+        for source, target in host.interpreter_mounts():
+            bind(source, target, True)
         bind(str(host.toolbin()), host.TOOLBIN, True)
         lines += [f"mkdir -p {r}/proc {r}/dev && mount -t proc proc {r}/proc",
                   f"mount -t tmpfs -o mode=755 tmpfs {r}/dev"]

@@ -1,0 +1,51 @@
+"""The fault-injection tally: run the fault suite (tests/faults) and count, per kind of fault, how
+many were injected, how many the product survived (a clear error, an excluded and named rollout, or
+an unchanged result), and how many changed a number.
+
+"Numbers changed" counts failing cases among those that compare a result before and after a fault
+(tampered records, torn ledgers, resumes); a passing run prints 0. Exit status: pytest's.
+
+    python bench/faults.py
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+KINDS = {"test_model_faults": "model provider (429/5xx/timeouts/bad bodies/dead port/pre-flight/breaker)",
+         "test_input_faults": "corrupted inputs (records, task dirs, profiles, ledger, checkpoint, URIs, tool input)",
+         "test_interrupt": "SIGINT mid-search (MLflow KILLED, resume)"}
+NUMBER_CHECKS = ("tampered", "torn_ledger", "resume", "not_scored")
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "faults.xml"
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "tests/faults"),
+                               f"--junitxml={report}"], cwd=ROOT)
+        tally: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+        for case in ET.parse(report).getroot().iter("testcase"):
+            kind = KINDS.get(case.get("classname", "").split(".")[-1], case.get("classname", ""))
+            failed = any(child.tag in ("failure", "error") for child in case)
+            skipped = any(child.tag == "skipped" for child in case)
+            if skipped:
+                continue
+            tally[kind][0] += 1
+            tally[kind][1] += not failed
+            tally[kind][2] += failed and any(w in case.get("name", "") for w in NUMBER_CHECKS)
+    print("\n| faults | tried | survived | numbers changed |\n|---|---|---|---|")
+    for kind, (tried, survived, changed) in tally.items():
+        print(f"| {kind} | {tried} | {survived} | {changed} |")
+    total = [sum(v[i] for v in tally.values()) for i in range(3)]
+    print(f"| **all** | {total[0]} | {total[1]} | {total[2]} |")
+    return proc.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
