@@ -15,6 +15,7 @@ from harnessx.agent.runner import Runner, rollout_key
 from harnessx.errors import HarnessXError
 from harnessx.evaluation import Evaluation, evaluate
 from harnessx.harness import Harness
+from harnessx.models.quiet import flush_logging
 from harnessx.scoring import Judge
 from harnessx.search.objectives import Objective
 from harnessx.tasks import Task
@@ -74,6 +75,7 @@ class Arena:
             evaluation = await evaluate(self.runner, harness, tasks, self.seeds, self.judge, progress=seen)
         finally:
             self._pending -= new
+        await flush_logging()  # nothing of this loop's LiteLLM logging is carried into GEPA's loops
         self._memo[memo_key] = evaluation
         return evaluation
 

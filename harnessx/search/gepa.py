@@ -21,6 +21,7 @@ from typing import Any
 import gepa
 from gepa.core.adapter import EvaluationBatch
 
+from harnessx.models.quiet import drained
 from harnessx.harness import Harness
 from harnessx.search.arena import Arena
 from harnessx.search.proposers.base import Proposal, RoundContext
@@ -53,7 +54,7 @@ class HarnessAdapter:
         return harness
 
     def evaluate(self, batch: list[Task], candidate: dict[str, str], capture_traces: bool = False) -> EvaluationBatch:
-        evaluation = asyncio.run(self.arena.evaluate_on(self.harness(candidate), list(batch)))
+        evaluation = asyncio.run(drained(self.arena.evaluate_on(self.harness(candidate), list(batch))))
         per_task = evaluation.per_task_success()
         scores = [per_task.get(t.id, 0.0) for t in batch]
         traces = None

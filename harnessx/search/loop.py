@@ -144,6 +144,11 @@ class Search:
                 "per_candidate": per_eval, "candidates": 1 + self.config.rounds * self.config.proposals,
                 "rollouts": per_eval * (1 + self.config.rounds * self.config.proposals)}
 
+    def _rollout_cap(self) -> int:
+        """The pre-flight bound is a cap too: --max-rollouts when lower, never more than planned."""
+        planned = self.plan()["rollouts"]
+        return min(planned, self.config.max_rollouts) if self.config.max_rollouts else planned
+
     # --- the loop ------------------------------------------------------------------------------
     async def run(self, resume: bool = False) -> SearchResult:
         started = time.monotonic()
@@ -153,7 +158,7 @@ class Search:
         self.runner = runner = Runner(self.suite, self.model, RolloutCache(self.dir.rollouts),
                                       concurrency=self.config.concurrency)
         arena = Arena(runner, self.tasks, self.objective, self.config.seeds, judge=self.judge,
-                      max_rollouts=self.config.max_rollouts, max_cost=self.config.max_cost,
+                      max_rollouts=self._rollout_cap(), max_cost=self.config.max_cost,
                       order_seed=self.config.seed, on_rollout=lambda r: (self.reporter.rollout(r, arena.cost),
                                                                           breaker.observe(r, runner)))
         breaker = CircuitBreaker()
@@ -188,11 +193,11 @@ class Search:
         for round_no in range(state["round"] + 1, self.config.rounds + 1):
             ctx = RoundContext(round_no, self.objective, self.space, incumbent, inc_eval, tuple(history),
                                runner.trajectory, self.config.seed, arena)
-            proposals = self.proposer.propose(ctx, self.config.proposals)
-            if not proposals:
-                state["stop_reason"] = "the proposer has no new edit"
-                break
-            try:
+            try:  # a proposer that evaluates (gepa) meets the same hard caps as the acceptance rule
+                proposals = self.proposer.propose(ctx, self.config.proposals)
+                if not proposals:
+                    state["stop_reason"] = "the proposer has no new edit"
+                    break
                 verdicts = await self.acceptance.judge(incumbent, [p.harness for p in proposals], arena)
             except (BudgetExhausted, ModelOutage) as exc:
                 state["stop_reason"] = f"{'model' if isinstance(exc, ModelOutage) else 'budget'}: {exc}"
