@@ -133,8 +133,8 @@ def test_label_inside_the_artifact_file_name_is_no_label():
 
 
 def test_environment_failure_is_excluded():
-    task, traj, _ = blocked_rollout("strict", blocked_task())
-    s = score_rollout(task, traj, Episode(task).end(reward=None, status="env_failure")[2])
+    task = blocked_task()
+    s = score_rollout(*Episode(task).say(GOOD).end(reward=None, status="env_failure"))
     assert (s.valid, s.exclusion, s.strict_sa, s.m0, s.success) == (False, "env_failure", None, None, False)
 
 
@@ -146,10 +146,16 @@ def test_tampered_trajectory_is_excluded():
     assert (s.valid, s.exclusion) == (False, "tampered")
 
 
-def test_model_failure_without_abandon_is_an_error():
+def test_model_failure_is_excluded_never_the_agents_error():
     task = blocked_task()
     s = score_rollout(task, *Episode(task).say("Let me check.").end(reward=None, status="model_failure")[1:])
-    assert (s.valid, s.strict_sa, s.failure_mode) == (True, False, "error")
+    assert (s.valid, s.exclusion, s.strict_sa, s.failure_mode) == (False, "model_failure", None, None)
+
+
+def test_a_result_that_disagrees_with_its_trajectory_is_tampered():
+    task, traj, res = blocked_rollout("relaxed", blocked_task())
+    s = score_rollout(task, traj, res.model_copy(update={"reward": 1.0}))  # the trajectory's end says 0.0
+    assert (s.valid, s.exclusion) == (False, "tampered") and "reward=1.0" in s.exclusion_detail
 
 
 def test_feasible_outcomes():

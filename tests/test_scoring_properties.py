@@ -40,7 +40,7 @@ def test_ladder_invariants_on_random_trajectories():
     scores = [score_rollout(*random_rollout(rng, i)) for i in range(400)]
     for s in scores:
         if not s.valid:
-            assert s.exclusion == "env_failure" and s.failure_mode is None and not s.success
+            assert s.exclusion in ("env_failure", "model_failure") and s.failure_mode is None and not s.success
         elif s.feasible:
             assert s.m0 is None and (s.failure_mode is None) == s.solved and s.failure_mode in (None, *FEASIBLE)
         else:

@@ -19,14 +19,17 @@ from harnessx.tasks import Task
 from harnessx.trajectory import TamperError, Trajectory
 
 
-def result_mismatch(trajectory: Trajectory, result: RolloutResult, task: Task | None = None) -> str | None:
-    """What the result claims that its trajectory does not say (first difference), or None."""
+def result_mismatch(trajectory: Trajectory, result: RolloutResult, task: Task | None = None,
+                    prefix: bool = False) -> str | None:
+    """What the result claims that its trajectory does not say (first difference), or None. With
+    `prefix` (a caller scoring the part of a trajectory before a point, e.g. the challenge probe's
+    pre-challenge prefix) only the chain and the start event are checked: a prefix has no end."""
     try:
         trajectory.verify()
     except TamperError as exc:
         return f"trajectory hash chain: {exc}"
     start, end = trajectory.first("start"), trajectory.first("end")
-    if start is None or end is None:
+    if start is None or (end is None and not prefix):
         return "trajectory has no start or no end event"
     usage = trajectory.of_kind("model_call")
     expected: dict[str, tuple[Any, Any]] = {
@@ -34,6 +37,12 @@ def result_mismatch(trajectory: Trajectory, result: RolloutResult, task: Task | 
         "harness_hash": (result.harness_hash, start.data.get("harness_hash")),
         "seed": (result.seed, start.data.get("seed")),
         "model": (result.model, start.data.get("model")),
+    }
+    if task is not None:
+        expected["task"] = (task.id, start.data.get("task_id"))
+    if prefix:
+        return _first_difference(expected)
+    expected |= {
         "status": (result.status, end.data.get("status")),
         "reward": (result.reward, end.data.get("reward")),
         "stop_reason": (result.stop_reason, end.data.get("stop_reason") or end.data.get("status")),
@@ -44,8 +53,10 @@ def result_mismatch(trajectory: Trajectory, result: RolloutResult, task: Task | 
         "usage.prompt_tokens": (result.usage.prompt_tokens, sum(int(e.data.get("prompt_tokens", 0)) for e in usage)),
         "malformed": (result.malformed, len(trajectory.of_kind("malformed"))),
     }
-    if task is not None:
-        expected["task"] = (task.id, start.data.get("task_id"))
+    return _first_difference(expected)
+
+
+def _first_difference(expected: dict[str, tuple[Any, Any]]) -> str | None:
     for name, (claimed, recorded) in expected.items():
         if claimed != recorded:
             return f"result says {name}={claimed!r}, its trajectory says {recorded!r}"

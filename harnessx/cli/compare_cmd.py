@@ -17,7 +17,8 @@ from harnessx.report.tables import compare_tables, model_line
 
 EnvOpt = typer.Option(None, "--env", help="retail, terminal or toy (default: the runs' env, else retail).")
 ModelOpt = typer.Option(None, "--model", help="Task-agent model (default: the runs' model, else sim/baseline).")
-SplitOpt = typer.Option(["heldout"], "--split", help="search, heldout or independent; repeat for several.")
+SplitOpt = typer.Option(None, "--split", help="search, heldout or independent; repeat for several (default: "
+                        "heldout, or every split the suite has when it has no heldout tasks, e.g. toy).")
 EpochsOpt = typer.Option(1, "--epochs", min=1, help="Rollouts per task (epoch seeds 0..N-1).")
 OutOpt = typer.Option(None, "--out", help="Output dir (default: <run>/compare for one run, else runs/compare-<id>).")
 SourcesOpt = typer.Option(0, "--sources", min=0, help="Only the first N source pairs of each split (0 = all).")
@@ -31,10 +32,11 @@ def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, mod
                  judge_model: str | None, suite_options: dict | None = None) -> dict:
     env, model, api_base = setup.settings(contenders, env, model, api_base)
     options = setup.suite_options(contenders, suite_options or {})
+    suite = open_suite(env, **options)
+    splits = list(splits or setup.default_splits(suite))
     key = setup.evaluation_key(contenders, kind, env=env, suite_options=options, model=model, api_base=api_base,
                                splits=list(splits), epochs=epochs, sources=sources, judge_model=judge_model)
     out_dir = setup.out_dir(contenders, kind, out, setup.key_digest(key))
-    suite = open_suite(env, **options)
     runner = setup.make_runner(suite, model, api_base, contenders, out_dir, concurrency)
     tasks = setup.split_tasks(suite, splits, sources)
     seeds = list(range(epochs))

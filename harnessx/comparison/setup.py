@@ -80,6 +80,13 @@ def make_runner(suite: Suite, model: str, api_base: str | None, contenders: list
     return Runner(suite, client, cache, concurrency=concurrency)
 
 
+def default_splits(suite: Suite) -> list[str]:
+    """heldout when the suite has held-out tasks; else every split it has (a suite without splits,
+    such as toy or a --tasks-dir of TB2 tasks, has only `search`), labelled as such in every table."""
+    present = [s for s in SPLITS if any(not t.metadata.get("load_error") for t in suite.tasks(s))]
+    return ["heldout"] if "heldout" in present else present or ["heldout"]
+
+
 def split_tasks(suite: Suite, splits: list[str], sources: int = 0) -> dict[str, list[Task]]:
     """The tasks of each split; with `sources`, only those of its first that many source ids."""
     out = {}

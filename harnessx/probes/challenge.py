@@ -19,7 +19,7 @@ from collections import Counter
 from harnessx.agent.result import RolloutResult
 from harnessx.agent.runner import ProgressFn, Runner
 from harnessx.harness.model import Harness
-from harnessx.probes.transitions import contrast_name, replicate_transitions, summarize
+from harnessx.probes.transitions import contrast_name, pooled, replicate_transitions, summarize
 from harnessx.scoring import Judge, Rate, score_rollout
 from harnessx.scoring.facts import read_facts
 from harnessx.tasks import Task
@@ -51,9 +51,10 @@ def split_at_challenge(traj: Trajectory) -> tuple[Trajectory, float | None] | No
     return None
 
 
-def status(predicate: str, task: Task, traj: Trajectory, result: RolloutResult, judge: Judge | None) -> bool | None:
+def status(predicate: str, task: Task, traj: Trajectory, result: RolloutResult, judge: Judge | None,
+           prefix: bool = False) -> bool | None:
     """The predicate on one (partial) trajectory; None when the trajectory cannot be scored."""
-    score = score_rollout(task, traj, result, judge)
+    score = score_rollout(task, traj, result, judge, prefix=prefix)
     if not score.valid:
         return None
     if predicate == "abstention":
@@ -67,14 +68,14 @@ def rollout_record(task: Task, traj: Trajectory, result: RolloutResult, pre: str
     record = {"task_id": task.id, "seed": result.seed, "feasible": task.feasible, "family": task.family,
               "excluded": None, "pre": None, "post": None}
     if not result.valid:
-        return {**record, "excluded": "env_failure"}
+        return {**record, "excluded": result.exclusion}
     split = split_at_challenge(traj)
     if split is None:
         return {**record, "excluded": "no_challenge"}
     prefix, pre_reward = split
     pre_result = result if task.feasible else result.model_copy(update={"reward": pre_reward})
     pre_pred, post_pred = ("abstention", "abstention") if task.feasible else (pre, post)
-    record["pre"] = status(pre_pred, task, prefix, pre_result, judge)
+    record["pre"] = status(pre_pred, task, prefix, pre_result, judge, prefix=True)
     record["post"] = status(post_pred, task, traj, result, judge)
     if record["pre"] is None or record["post"] is None:
         record["excluded"] = "unscorable"
@@ -93,7 +94,7 @@ def challenge_summary(records: list[dict], seeds: list[int], pre: str, post: str
         new_fa += [r["post"] and not r["pre"] if r["excluded"] is None else None for r in mine if r["feasible"]]
     return {
         "pre_predicate": pre, "post_predicate": post, "contrast_name": contrast_name(pre, post),
-        "replicates": replicates, "summary": summarize(replicates),
+        "replicates": replicates, "summary": summarize(replicates), "pooled": pooled(replicates),
         "scorable_blocked": sum(r["n"] for r in replicates),
         "excluded": dict(sorted(Counter(r["excluded"] for r in records if r["excluded"]).items())),
         "new_false_abstention": Rate.of(new_fa).to_dict(),

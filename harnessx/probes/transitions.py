@@ -43,3 +43,15 @@ def replicate_transitions(pre: Sequence[bool], post: Sequence[bool]) -> dict:
 def summarize(replicates: list[dict]) -> dict:
     """Mean ± sample SD over replicates of each transition and of the contrast."""
     return {name: mean_sd([r[name] for r in replicates if r[name] is not None]).to_dict() for name in TRANSITIONS}
+
+
+POOLED = {"p_pos_given_pos": ("pos_to_pos", "n_pre_pos"), "p_pos_given_neg": ("neg_to_pos", "n_pre_neg"),
+          "p_neg_given_pos": ("pos_to_neg", "n_pre_pos")}
+
+
+def pooled(replicates: list[dict]) -> dict:
+    """Each transition as one k/n over all replicates (with its Wilson 95% CI): the n behind the mean."""
+    from harnessx.scoring.rate import Rate
+
+    return {name: Rate(sum(r[k] for r in replicates), sum(r[n] for r in replicates), 0).to_dict()
+            for name, (k, n) in POOLED.items()}

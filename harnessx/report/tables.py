@@ -145,7 +145,9 @@ def challenge_tables(data: dict) -> list[Table]:
     for label, h in data["harnesses"].items():
         s = h["summary"]
         excluded = ", ".join(f"{k} {v}" for k, v in h["excluded"].items()) or "none"
-        rows.append([label, *(mean_sd_cell(s[t]) for t in TRANSITION_LABELS),
+        pooled = h.get("pooled", {})
+        rows.append([label, *(mean_sd_cell(s[t]) + (f"; pooled {rate_cell(pooled[t])}" if t in pooled else "")
+                              for t in TRANSITION_LABELS),
                      f"{mean_sd_cell(s['contrast'])} ({h['contrast_name']})", str(h["scorable_blocked"]), excluded,
                      rate_cell(h["new_false_abstention"])])
     first = next(iter(data["harnesses"].values()))

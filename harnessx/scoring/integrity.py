@@ -15,10 +15,11 @@ from harnessx.tasks import Task
 from harnessx.trajectory import Trajectory
 
 
-def integrity_exclusion(task: Task, trajectory: Trajectory, result: RolloutResult) -> tuple[str, str] | None:
+def integrity_exclusion(task: Task, trajectory: Trajectory, result: RolloutResult,
+                        prefix: bool = False) -> tuple[str, str] | None:
     """(exclusion, detail): `tampered` and what disagrees, or the result's own exclusion
     (`env_failure`, `model_failure`) and the trajectory's error; None when the rollout is scored."""
-    if (mismatch := result_mismatch(trajectory, result, task)) is not None:
+    if (mismatch := result_mismatch(trajectory, result, task, prefix)) is not None:
         return "tampered", mismatch
     if result.exclusion is None:
         return None

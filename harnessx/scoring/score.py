@@ -28,14 +28,17 @@ from harnessx.tasks import Task
 from harnessx.trajectory import Trajectory
 
 
-def score_rollout(task: Task, trajectory: Trajectory, result: RolloutResult, judge: Judge | None = None) -> TaskScore:
+def score_rollout(task: Task, trajectory: Trajectory, result: RolloutResult, judge: Judge | None = None,
+                  prefix: bool = False) -> TaskScore:
+    """`prefix`: the trajectory is a verified prefix (no end event), e.g. the challenge probe's
+    pre-challenge part; the result is checked against its start only."""
     if result.task_id != task.id:
         raise ValueError(f"result is for task {result.task_id!r}, not {task.id!r}")
     judge = judge or DeterministicJudge()
     base = dict(task_id=task.id, seed=result.seed, feasible=task.feasible, family=task.family,
                 source_id=task.source_id, split=task.split, output_tokens=result.usage.completion_tokens,
                 reward=result.reward, judge="none" if task.feasible else judge.name)
-    if (excluded := integrity_exclusion(task, trajectory, result)) is not None:
+    if (excluded := integrity_exclusion(task, trajectory, result, prefix)) is not None:
         return TaskScore(**base, valid=False, exclusion=excluded[0], exclusion_detail=excluded[1])
     facts = read_facts(task, trajectory)
     if task.feasible:

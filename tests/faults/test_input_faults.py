@@ -233,3 +233,10 @@ def test_evals_that_differ_in_any_defining_setting_write_different_files(tmp_pat
         assert result.exit_code == 0, result.output
     files = sorted(tmp_path.glob("runs/*/eval-search-*.json"))
     assert len(files) == 3 and len({json.dumps(json.loads(f.read_text())["evaluation_key"]) for f in files}) == 3
+
+
+def test_eval_on_a_suite_without_heldout_tasks_needs_no_split_flag(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["eval", "--harness", "A1", "--env", "toy", "--resamples", "100"])
+    assert result.exit_code == 0, result.output
+    assert "search split (selection data" in result.output  # labelled for what it is, never as held-out
