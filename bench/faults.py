@@ -20,8 +20,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = {"test_model_faults": "model provider (429/5xx/timeouts/bad bodies/dead port/pre-flight/breaker)",
          "test_input_faults": "corrupted inputs (records, task dirs, profiles, ledger, checkpoint, URIs, tool input)",
-         "test_interrupt": "SIGINT mid-search (MLflow KILLED, resume)"}
-NUMBER_CHECKS = ("tampered", "torn_ledger", "resume", "not_scored")
+         "test_interrupt": "SIGINT mid-search (MLflow KILLED, resume)",
+         "test_crash_resume": "crash at 20 seeded points (rollout, ledger, checkpoint, Optuna), then resume",
+         "test_caps": "a self-evaluating proposer against the planned rollout cap",
+         "test_sandbox_venv": "a venv inside the checkout / via .. / via a symlink (sandbox)"}
+NUMBER_CHECKS = ("tampered", "torn_ledger", "resume", "not_scored", "crash_then_resume", "excluded")
 
 
 def main() -> int:
