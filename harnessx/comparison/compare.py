@@ -47,8 +47,28 @@ def _search_metrics(contender: Contender, splits: dict) -> tuple[dict | None, st
     if contender.run is not None:
         card = contender.run.search_scorecard(contender.role, contender.harness.hash)
         if card:
-            return {m: card[m] for m in METRICS if m in card}, f"recorded by search {contender.run.name}"
+            metrics = {m: card[m] for m in METRICS if m in card}
+            source = f"recorded by search {contender.run.name}"
+            strata = _search_strata(contender)
+            if strata is not None and "feasible" not in strata:
+                # a blocked-only search (objective sa): its solve is empty and its "joint" is strict SA
+                # over blocked tasks, not the pooled joint the held-out column shows
+                metrics = {m: v for m, v in metrics.items() if m not in FEASIBLE_DEPENDENT}
+                source += f" (objective {contender.run.config.get('objective')}: blocked tasks only, so solve and " \
+                          "joint are not comparable)"
+            return metrics, source
     return None, "not available"
+
+
+FEASIBLE_DEPENDENT = ("solve", "false_abstention", "joint")
+
+
+def _search_strata(contender: Contender) -> tuple[str, ...] | None:
+    """The strata the contender's search evaluated on (its objective's), when known."""
+    from harnessx.benchmarks.registry import objectives
+
+    objective = objectives().get(str(contender.run.config.get("objective")))
+    return tuple(objective.strata) if objective is not None else None
 
 
 def transfer_rows(contenders: list[Contender], splits: dict) -> list[dict]:
