@@ -83,7 +83,8 @@ def test_kas_search_runs_and_compare_reads_it_next_to_an_asa_search(tmp_path, mo
     out = invoke("compare", "runs/kas-kapro", "runs/sa-toy", "--env", "kapro", "--no-r0", "--resamples", "200",
                  "--out", "cmp-kapro")
     assert "KAPRO values" in out and "KAS % (harmonic mean" in out and "Solve" in out
-    block = json.loads(Path("cmp-kapro/compare-heldout.json").read_text())["splits"]["heldout"]
+    [compare_file] = Path("cmp-kapro").glob("compare-heldout-*.json")  # one file per distinct evaluation
+    block = json.loads(compare_file.read_text())["splits"]["heldout"]
     assert len(block["values"]) == 2 and all({"j_know", "j_act", "kas_task"} <= set(v) for v in block["values"].values())
     # and the reverse: the KAS-selected harness on the ASA suite shows strict SA, no KAPRO table
     out = invoke("compare", "runs/kas-kapro", "runs/sa-toy", "--env", "toy", "--split", "search", "--no-r0",

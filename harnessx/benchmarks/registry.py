@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 from functools import cache
 
+from harnessx.agent.records import result_mismatch
 from harnessx.agent.result import RolloutResult
 from harnessx.benchmarks.base import Benchmark
 from harnessx.errors import InputError
@@ -35,6 +36,11 @@ def benchmark_of(task: Task) -> Benchmark:
 
 
 def score_trial(task: Task, trajectory: Trajectory, result: RolloutResult, judge: Judge | None = None) -> TaskScore:
+    # every benchmark scores only results that agree with their hash-chained trajectory (issue #12)
+    if (mismatch := result_mismatch(trajectory, result, task)) is not None:
+        return TaskScore(task_id=task.id, seed=result.seed, feasible=task.feasible, family=task.family,
+                         source_id=task.source_id, split=task.split, valid=False, exclusion="tampered",
+                         exclusion_detail=mismatch, reward=result.reward)
     return benchmark_of(task).score(task, trajectory, result, judge)
 
 

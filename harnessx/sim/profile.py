@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, field_validator
 
 from harnessx.errors import InputError
@@ -24,6 +25,21 @@ from harnessx.validation import read_mapping, validate
 PROFILE_DIR = Path(__file__).parent / "profiles"
 RATE_NAMES = ("recognize", "correct_blocker", "act", "certify", "premature", "delegate", "fabricate",
               "repair_on_check", "report_recognize", "false_abstain", "wrong_step", "fix_on_check")
+
+
+# Benchmarks' own rate tables: a profile overrides their rates as `<prefix><name>` (e.g. kapro_act_over).
+EXTENSION_TABLES = {"kapro_": Path(__file__).parent / "kapro.yaml"}
+
+
+@lru_cache(maxsize=1)
+def extension_rates() -> dict[str, tuple[str, ...]]:
+    """Every benchmark rate a profile may set -> the keys its per-key map must have (() = a scalar)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for prefix, path in EXTENSION_TABLES.items():
+        if path.is_file():
+            for name, default in (yaml.safe_load(path.read_text(encoding="utf-8")).get("rates") or {}).items():
+                out[prefix + name] = tuple(default) if isinstance(default, dict) else ()
+    return out
 
 
 class Tokens(BaseModel):
@@ -86,15 +102,18 @@ class Profile(BaseModel):
     @field_validator("rates")
     @classmethod
     def _rates_known_and_in_range(cls, rates: dict) -> dict:
+        extensions = extension_rates()
         for name, value in rates.items():
-            if name not in RATE_NAMES:
-                raise ValueError(f"unknown rate {name!r} (expected one of {', '.join(RATE_NAMES)})")
+            if name not in RATE_NAMES and name not in extensions:
+                raise ValueError(f"unknown rate {name!r} (expected one of {', '.join(RATE_NAMES)}, or a "
+                                 f"benchmark's {', '.join(sorted(extensions))})")
             values = value if isinstance(value, dict) else {"": value}
+            keys = extensions.get(name) or FAMILIES
             if isinstance(value, dict):
-                missing = [f for f in FAMILIES if f not in value]
-                extra = [f for f in value if f not in FAMILIES]
+                missing = [f for f in keys if f not in value]
+                extra = [f for f in value if f not in keys]
                 if missing or extra:
-                    raise ValueError(f"rate {name!r} per family needs exactly {', '.join(FAMILIES)}"
+                    raise ValueError(f"rate {name!r} per key needs exactly {', '.join(keys)}"
                                      + (f"; missing {', '.join(missing)}" if missing else "")
                                      + (f"; unknown {', '.join(extra)}" if extra else ""))
             for family, v in values.items():
