@@ -11,7 +11,7 @@ import hashlib
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 Split = Literal["search", "heldout", "independent"]
 Family = Literal["infeasible", "ambiguous", "trap"]
@@ -32,7 +32,8 @@ class Evidence(BaseModel):
     """Where the blocker becomes observable.
 
     `spec` and `initial_state` are exposed at the start of the episode; `observation` is exposed when
-    a tool call matching `tool` (and every `args` item) returns, or when `marker` appears in a result.
+    a tool call matching `tool` (and every `args` item) returns, or when `marker` appears in a result,
+    or (multi-turn tasks, `turn` set) when the user message that opens turn `turn` (0-based) arrives.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -40,6 +41,14 @@ class Evidence(BaseModel):
     tool: str | None = None
     args: dict[str, Any] = Field(default_factory=dict)
     marker: str | None = None
+    turn: int | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_turn(self, handler):  # keeps the dump (and suite hashes) of single-turn tasks unchanged
+        data = handler(self)
+        if data.get("turn") is None:
+            data.pop("turn", None)
+        return data
 
 
 class ToolCall(BaseModel):
@@ -57,6 +66,15 @@ class Reference(BaseModel):
     model_config = ConfigDict(frozen=True)
     actions: list[ToolCall] = Field(default_factory=list)
     final_answer: str | None = None
+    turns: list[int] = Field(default_factory=list, description="multi-turn tasks: how many of `actions` "
+                             "belong to each user turn, in order")
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_turns(self, handler):  # keeps the dump (and suite hashes) of single-turn tasks unchanged
+        data = handler(self)
+        if not data.get("turns"):
+            data.pop("turns", None)
+        return data
 
 
 class Task(BaseModel):

@@ -45,6 +45,7 @@ class _GuardedEnv:
     def __init__(self, env: Environment):
         self._env = env
         self.name, self.native_abandon = env.name, env.native_abandon
+        self.continues_after_abandon = getattr(env, "continues_after_abandon", False)
 
     def __getattr__(self, attr: str):
         method = getattr(self._env, attr)
@@ -108,6 +109,8 @@ class _Episode:
     def record_abandon(self, author: Author, mechanism: str, reason: str, **extra) -> None:
         self.traj.append("abandon", author, self.step, mechanism=mechanism, reason=reason, **extra)
         self.abandoned_by = self.abandoned_by or author
+        if getattr(self.env, "continues_after_abandon", False):
+            return  # a multi-turn environment (BFCL) goes on with the next user turn
         self.done = True
         self.stop_reason = "abandon"
 
@@ -137,7 +140,8 @@ class _Episode:
         for call in reply.tool_calls:
             self.traj.append("tool_call", "agent", self.step, id=call.id, name=call.name, arguments=call.arguments)
             if spec.mode == "tool" and call.name == spec.tool:
-                self._tool_result(messages, call, "Deferral recorded. The episode ends.")
+                ends = not getattr(self.env, "continues_after_abandon", False)
+                self._tool_result(messages, call, "Deferral recorded." + (" The episode ends." if ends else ""))
                 self.record_abandon("agent", "tool", str(call.arguments.get("blocker", "")),
                                     category=call.arguments.get("category"),
                                     rationale=call.arguments.get("rationale", ""))

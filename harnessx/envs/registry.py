@@ -14,6 +14,7 @@ SUITES = {
     "retail": "harnessx.envs.retail.suite:RetailSuite",
     "terminal": "harnessx.envs.terminal.suite:TerminalSuite",
     "kapro": "harnessx.kapro.suite:KaproSuite",  # KAPRO knowing vs acting (built-in or --kaware-dir)
+    "bfcl": "harnessx.envs.bfcl.suite:BfclSuite",  # needs: pip install --no-deps bfcl-eval==2026.3.23 mpmath
 }
 
 

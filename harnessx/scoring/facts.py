@@ -84,9 +84,17 @@ def _assessments(events: tuple[Event, ...]) -> list[Assessment]:
 
 def _evidence_at(task: Task, events: tuple[Event, ...]) -> int | None:
     logged = next((e.seq for e in events if e.kind == "evidence"), None)
+    if logged is None and task.evidence is not None and task.evidence.turn is not None:
+        return _turn_opened_at(task.evidence.turn, events)
     if logged is None and task.evidence is not None and task.evidence.where in ("spec", "initial_state"):
         return BEFORE_START
     return logged
+
+
+def _turn_opened_at(turn: int, events: tuple[Event, ...]) -> int | None:
+    """Position of the user message that opens `turn` (0: the task message; k: the k-th user reply)."""
+    openers = [e.seq for e in events if e.kind == "message" and e.author == "user"]
+    return openers[turn] if turn < len(openers) else None
 
 
 def _decision_at(abandon: Event | None, events: tuple[Event, ...]) -> int | None:
