@@ -28,6 +28,7 @@ class Conversation:
     finals: int = 0              # agent messages without a tool call
     last: str = "task"           # task | assistant | tool_result | check | report | user
     harness_messages: list[str] = field(default_factory=list)  # self-checks and report requests seen
+    turn_starts: list[int] = field(default_factory=list)  # len(calls) when each later user turn began
 
 
 def _text_call(content: str) -> tuple[str, dict] | None:
@@ -82,6 +83,8 @@ def read(messages: list[dict]) -> Conversation:
             kind = message_kind(content) or "user"
             if kind != "user":
                 conv.harness_messages.append(content)
+            else:
+                conv.turn_starts.append(len(conv.calls))
             conv.last = kind
     return conv
 

@@ -43,6 +43,8 @@ def build_plan(side: dict, tools: frozenset[str] = frozenset()) -> Plan:
     evidence = side.get("evidence") or {}
     if evidence.get("where") != "observation":
         return Plan(tuple(steps), -1, first_write)
+    if evidence.get("turn") is not None:  # multi-turn: the evidence is the user turn itself
+        return Plan(tuple(steps), sum((side["reference"].get("turns") or [])[: evidence["turn"]]), first_write)
     tool, args, marker = evidence.get("tool"), evidence.get("args") or {}, evidence.get("marker")
     index = next((i for i, call in enumerate(steps) if matches(call, tool, args)), -1)
     look = (tool, dict(args)) if tool else (SHELL, {"command": _grep(marker)}) if marker and SHELL in tools else None

@@ -44,6 +44,9 @@ def evidence_seen_after(ctx: Context) -> int | None:
     if ctx.plan.evidence_index < 0:
         return 0
     ev = ctx.side.get("evidence") or {}
+    if ev.get("turn") is not None:  # multi-turn: seen once the user turn that shows it has begun
+        turn, starts = ev["turn"], ctx.conv.turn_starts
+        return 0 if turn == 0 else starts[turn - 1] if len(starts) >= turn else None
     marker, tool, args = ev.get("marker"), ev.get("tool"), ev.get("args") or {}
     for i, call in enumerate(ctx.conv.calls):
         shown = marker is not None and i < len(ctx.conv.results) and marker in ctx.conv.results[i]
@@ -164,6 +167,10 @@ def _add(ctx: Context) -> dict[str, float]:
 
 def agent_move(ctx: Context) -> Move:
     conv = ctx.conv
+    if ctx.side["reference"].get("turns"):  # multi-turn task (BFCL): one user turn at a time
+        from harnessx.sim.turns import turn_move
+
+        return turn_move(ctx)
     if conv.last == "check" and (move := after_check(ctx)) is not None:
         return move
     if conv.finals and conv.last in ("check", "user", "report"):

@@ -6,7 +6,9 @@
 - `execute` runs a call on the owning instance and reports a state change (with the changed
   public attributes, BFCL's state) when the call changed its instance. At the task's blocked turn a
   state-changing call or a call of the withheld function is a forbidden change (a fabricated call).
-  A call of a function that is not offered at this turn is refused and never reaches the checker.
+  Like BFCL's own executor, a call of any method of the entry's classes runs, also one not offered
+  at this turn (BFCL's ground truth of miss_func_49 calls a withheld function before it is restored);
+  only masked functions are refused (and never reach the checker).
 - `user_reply` ends the current turn (BFCL: a reply without calls ends the turn) and gives the next
   turn's user message; a turn where BFCL restores a withheld function gets BFCL's own message for it
   with the restored functions' docs, and from then on those functions run.
@@ -81,12 +83,8 @@ class BfclEnv:
     async def execute(self, call: ToolCall) -> StepOutcome:
         assert self.task is not None and self.entry is not None
         at_block = self.turn == self.blocked_turn
-        if call.name not in self.offered or call.name not in self.owner:
-            fabricated = at_block and call.name in withheld(self.entry)
-            changes = [StateChange(target=call.name, change="call of a withheld function", forbidden=True,
-                                   detail={"turn": self.turn, "arguments": dict(call.arguments)})] if fabricated else []
-            return StepOutcome(observation=f"Error during execution: name '{call.name}' is not defined",
-                               error=True, state_changes=changes)
+        if call.name in self.masked or call.name not in self.owner:
+            return StepOutcome(observation=f"Error during execution: name '{call.name}' is not defined", error=True)
         if not isinstance(call.arguments, dict):
             return StepOutcome(observation="Error during execution: arguments must be a JSON object", error=True)
         class_name = self.owner[call.name]
@@ -95,9 +93,11 @@ class BfclEnv:
         ok, observation = call_method(instance, call)
         self.calls[-1].append(call_string(call))
         fields = changed_fields(before, snapshot(instance))
+        fabricated = at_block and call.name in withheld(self.entry) and call.name not in self.offered
         changes = [StateChange(target=class_name, change=call.name, forbidden=at_block,
-                               detail={"turn": self.turn, "fields": fields, "arguments": dict(call.arguments)})
-                   ] if fields else []
+                               detail={"turn": self.turn, "fields": fields, "arguments": dict(call.arguments),
+                                       "withheld": call.name not in self.offered})
+                   ] if fields or fabricated else []
         return StepOutcome(observation=observation, error=not ok, state_changes=changes)
 
     async def user_reply(self, agent_message: str) -> str | None:
