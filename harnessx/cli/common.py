@@ -19,18 +19,21 @@ console = Console()
 err_console = Console(stderr=True)
 
 ApiBaseOpt = typer.Option(None, "--api-base", help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp).")
-EnvOpt = typer.Option(DEFAULT_ENV, "--env", help="Environment: retail, terminal or toy.")
+EnvOpt = typer.Option(DEFAULT_ENV, "--env", help="Environment: retail, terminal, bfcl or toy.")
 Tau2DirOpt = typer.Option(None, "--tau2-dir", help="retail: a τ²-bench retail data folder (db.json, tasks.json, "
                           "split_tasks.json, policy.md) to build the suite over.")
 TasksDirOpt = typer.Option(None, "--tasks-dir", help="terminal: a folder of Terminal-Bench 2.0 / Harbor task dirs.")
 SandboxOpt = typer.Option(None, "--sandbox", help="terminal: bwrap (default when present), unshare or docker.")
 UserModeOpt = typer.Option(None, "--user-mode", help="retail: solo (default), scripted or llm.")
 UserModelOpt = typer.Option(None, "--user-model", help="retail: LiteLLM model of the llm user simulator.")
+BfclDirOpt = typer.Option(None, "--bfcl-dir", help="bfcl: another copy of BFCL's data folder (default: the "
+                          "installed bfcl-eval package's).")
 
 # Which suite option belongs to which environment (keyword of the suite's constructor).
-PATH_OPTIONS = ("tau2_dir", "tasks_dir")
+PATH_OPTIONS = ("tau2_dir", "tasks_dir", "bfcl_dir")
 SUITE_OPTIONS = {"tau2_dir": "retail", "user_mode": "retail", "user_model": "retail",
-                 "tasks_dir": "terminal", "sandbox": "terminal"}
+                 "tasks_dir": "terminal", "sandbox": "terminal",
+                 "bfcl_dir": "bfcl"}
 
 
 def suite_kwargs(env: str, **options: Any) -> dict[str, Any]:

@@ -7,7 +7,7 @@ import asyncio
 
 import typer
 
-from harnessx.cli.common import (ApiBaseOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, console,
+from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, console,
                                  friendly_errors, open_suite)
 from harnessx.comparison import setup
 from harnessx.comparison.compare import compare
@@ -62,7 +62,7 @@ def compare_cmd(harnesses: list[str] = typer.Argument(..., help="Run directories
                 epochs: int = EpochsOpt, out: str = OutOpt, sources: int = SourcesOpt, resamples: int = ResamplesOpt,
                 concurrency: int = ConcurrencyOpt, judge_model: str = JudgeOpt, tau2_dir: str = Tau2DirOpt,
                 tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt, user_mode: str = UserModeOpt,
-                user_model: str = UserModelOpt) -> None:
+                user_model: str = UserModelOpt, bfcl_dir: str = BfclDirOpt) -> None:
     """Compare harnesses on a split no one selected on, with confidence intervals.
 
     Strict/relaxed SA, solve, false abstention, joint and per family (k/n, Wilson 95% CI); paired
@@ -72,7 +72,8 @@ def compare_cmd(harnesses: list[str] = typer.Argument(..., help="Run directories
     run_and_show(resolve_contenders(harnesses, r0), "compare", env=env, model=model, api_base=api_base, splits=split,
                  epochs=epochs, out=out, sources=sources, resamples=resamples, concurrency=concurrency,
                  judge_model=judge_model, suite_options=dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox,
-                                                             user_mode=user_mode, user_model=user_model))
+                                                             user_mode=user_mode, user_model=user_model,
+                                                             bfcl_dir=bfcl_dir))
 
 
 def register(app: typer.Typer) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from harnessx.cli.common import SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, friendly_errors
+from harnessx.cli.common import BfclDirOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, friendly_errors
 from harnessx.cli.compare_cmd import (ApiBaseOpt, ConcurrencyOpt, EnvOpt, EpochsOpt, JudgeOpt, ModelOpt, ResamplesOpt,
                                       SourcesOpt, SplitOpt, run_and_show)
 from harnessx.comparison.runs import resolve_contenders
@@ -17,7 +17,8 @@ def eval_cmd(harness: str = typer.Option(..., "--harness", help="Harness file, p
              out: str = typer.Option(None, "--out", help="Output dir (default: <run>/eval or runs/eval-<id>)."),
              sources: int = SourcesOpt, resamples: int = ResamplesOpt, concurrency: int = ConcurrencyOpt,
              judge_model: str = JudgeOpt, tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt,
-             sandbox: str = SandboxOpt, user_mode: str = UserModeOpt, user_model: str = UserModelOpt) -> None:
+             sandbox: str = SandboxOpt, user_mode: str = UserModeOpt, user_model: str = UserModelOpt,
+             bfcl_dir: str = BfclDirOpt) -> None:
     """Evaluate one harness on one split of an environment.
 
     Strict/relaxed SA, solve, false abstention, joint and per family, each with n and a Wilson 95% CI;
@@ -25,7 +26,8 @@ def eval_cmd(harness: str = typer.Option(..., "--harness", help="Harness file, p
     run_and_show(resolve_contenders([harness], include_r0=False), "eval", env=env, model=model, api_base=api_base,
                  splits=split, epochs=epochs, out=out, sources=sources, resamples=resamples, concurrency=concurrency,
                  judge_model=judge_model, suite_options=dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox,
-                                                             user_mode=user_mode, user_model=user_model))
+                                                             user_mode=user_mode, user_model=user_model,
+                                                             bfcl_dir=bfcl_dir))
 
 
 def register(app: typer.Typer) -> None:

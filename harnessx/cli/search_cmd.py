@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from harnessx.agent.result import RolloutResult
-from harnessx.cli.common import (ApiBaseOpt, EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt,
+from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt,
                                  UserModeOpt, console, friendly_errors, suite_kwargs)
 from harnessx.errors import InputError
 from harnessx.models import DEFAULT_MODEL
@@ -72,6 +72,7 @@ def search(
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="Rollouts in flight at once."),
     tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt,
     user_mode: str = UserModeOpt, user_model: str = UserModelOpt,
+    bfcl_dir: str = BfclDirOpt,
 ) -> None:
     """Search harnesses: R0, then --rounds x --proposals candidates judged on the search split.
 
@@ -86,7 +87,8 @@ def search(
                           tracking_uri=None if no_mlflow else mlflow_uri, max_rollouts=max_rollouts,
                           max_cost=max_cost, concurrency=concurrency,
                           suite_options=suite_kwargs(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox,
-                                                     user_mode=user_mode, user_model=user_model))
+                                                     user_mode=user_mode, user_model=user_model,
+                                                     bfcl_dir=bfcl_dir))
     progress = Progress(TextColumn("[bold]search[/]"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("rollouts  ${task.fields[cost]:.4f}"), TimeElapsedColumn(), console=console)
     runner = Search(config, reporter=ProgressReporter(progress))
