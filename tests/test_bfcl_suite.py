@@ -13,7 +13,7 @@ from harnessx.cli.main import app  # noqa: E402
 from harnessx.envs.base import AbandonSpec  # noqa: E402
 from harnessx.envs.bfcl.build import entry_task  # noqa: E402
 from harnessx.envs.bfcl.data import INSTALL, load_category  # noqa: E402
-from harnessx.envs.bfcl.env import BfclEnv, tool_pool  # noqa: E402
+from harnessx.envs.bfcl.env import BfclEnv, tool_pool, with_masked  # noqa: E402
 from harnessx.envs.bfcl.suite import BfclSuite  # noqa: E402
 from harnessx.errors import InputError  # noqa: E402
 from harnessx.tasks import Task, ToolCall  # noqa: E402
@@ -100,7 +100,8 @@ async def test_masked_functions_are_hidden_and_refused_and_the_pool_lists_them()
     base = _task("base", 0)
     pool = {t.name for t in tool_pool(base)}
     assert {"mv", "sort", "post_tweet"} <= pool
-    masked = base.model_copy(update={"metadata": {**base.metadata, "masked_functions": ["mv"]}})
+    masked = with_masked(base, ["mv"])
+    assert masked.metadata["masked_functions"] == ["mv"] and "masked_functions" not in base.metadata
     env = BfclEnv()
     start = await env.reset(masked, TOOL)
     assert "mv" not in {t.name for t in start.tools} and len(start.tools) == len(pool) - 1

@@ -49,6 +49,12 @@ def tool_pool(task: Task, bfcl_dir: str | None = None) -> list[ToolSpec]:
     return [tool_spec(d) for d in func_docs(entry.involved_classes, bfcl_dir)]
 
 
+def with_masked(task: Task, functions: list[str]) -> Task:
+    """The same task with `functions` hidden from its tools and refused when called."""
+    masked = sorted(set(task.metadata.get("masked_functions", [])) | set(functions))
+    return task.model_copy(update={"metadata": {**task.metadata, "masked_functions": masked}})
+
+
 class BfclEnv:
     name = "bfcl"
     native_abandon: Literal["file", "tool"] = "tool"
