@@ -24,7 +24,8 @@ KINDS = {"test_model_faults": "model provider (429/5xx/timeouts/bad bodies/dead 
          "test_crash_resume": "crash at 20 seeded points (rollout, ledger, checkpoint, Optuna), then resume",
          "test_caps": "a self-evaluating proposer against the planned rollout cap",
          "test_sandbox_venv": "a venv inside the checkout / via .. / via a symlink (sandbox)",
-         "test_transfer_label": "an sa search's blocked-only score in the transfer table"}
+         "test_transfer_label": "an sa search's blocked-only score in the transfer table",
+         "test_mlflow_stale_parent": "a kill during R0, then resume (MLflow parent reopened, not left RUNNING)"}
 NUMBER_CHECKS = ("tampered", "torn_ledger", "resume", "not_scored", "crash_then_resume", "excluded")
 
 

@@ -230,8 +230,13 @@ class Search:
             return None
         root = Path(uri.removeprefix("sqlite:///")).parent / "artifacts" if uri.startswith("sqlite:///") else None
         tracker = MlflowTracker(uri, "harnessx-search", root)
-        state["mlflow_parent"] = tracker.start(self.config.run_name, self.config_record(), self._tags(),
-                                               state.get("mlflow_parent"))
+        # The parent run's id is on disk from its creation on, so a search killed before its first
+        # checkpoint (during R0) reopens that run on --resume instead of leaving it RUNNING forever.
+        recorded = self.dir / "mlflow.json"
+        parent = state.get("mlflow_parent") or (self.dir.read_json("mlflow.json").get("parent_run")
+                                                if recorded.is_file() else None)
+        state["mlflow_parent"] = tracker.start(self.config.run_name, self.config_record(), self._tags(), parent)
+        self.dir.write_json("mlflow.json", {"parent_run": state["mlflow_parent"], "tracking_uri": uri})
         self.tracker = tracker
         return tracker
 
