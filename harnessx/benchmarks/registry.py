@@ -19,6 +19,7 @@ DEFAULT_BENCHMARK = "asa"
 BENCHMARKS = {
     "asa": "harnessx.benchmarks.asa:ASA",
     "kapro": "harnessx.kapro.benchmark:Kapro",
+    "cf": "harnessx.cf.benchmark:CF",
 }
 
 

@@ -15,6 +15,8 @@ SUITES = {
     "terminal": "harnessx.envs.terminal.suite:TerminalSuite",
     "kapro": "harnessx.kapro.suite:KaproSuite",  # KAPRO knowing vs acting (built-in or --kaware-dir)
     "bfcl": "harnessx.envs.bfcl.suite:BfclSuite",  # needs: pip install --no-deps bfcl-eval==2026.3.23 mpmath
+    "cf": "harnessx.cf.env:CFSuite",                 # Confident Fools, with the web_search tool
+    "cf-nosearch": "harnessx.cf.env:NoSearchSuite",  # Confident Fools, without a tool
 }
 
 

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import litellm
 
-from harnessx.sim import kapro, policy, probes
+from harnessx.sim import cf, kapro, policy, probes
 from harnessx.sim.conversation import TEXT_TOOL_MARKER, read, text_tool_names
 from harnessx.sim.cues import active_cues, cue_table, handoff_text, mechanism, shifts
 from harnessx.sim.decision import Decision, decide
@@ -77,6 +77,9 @@ def respond(model: str, messages: list[dict], tools: list[dict], metadata: dict)
     handoff = handoff_text(conv.first_user)
     schemas = {t["function"]["name"]: t["function"].get("parameters") or {} for t in tools or []}
     names = frozenset(schemas) or text_tool_names(conv.system)
+    if (gold := cf.gold_of(side)) is not None:  # a Confident Fools item (harnessx/sim/cf.py)
+        cf_move, cf_seed = cf.move(profile, side, gold, conv, set(names), int(hx.get("seed", 0)))
+        return _reply(cf_move, messages, tools, conv.system, profile, Decision(seed=cf_seed), len(conv.calls) + conv.finals)
     decision, shift = _decision(model, side_json, conv.system, handoff, int(hx.get("seed", 0)), names)
     ctx = policy.Context(profile=profile, side=side, plan=_plan(side_json, names), decision=decision,
                          mechanism=mechanism(conv.system, names), conv=conv, shifts=shift,
