@@ -26,7 +26,7 @@ from harnessx.agent.result import RolloutResult
 from harnessx.cf.items import Item
 from harnessx.cf.judge import AlignmentJudge, OverlapJudge
 from harnessx.cf.labels import Response, label
-from harnessx.cf.metrics import condition_metrics
+from harnessx.cf.metrics import RESAMPLES, condition_metrics
 from harnessx.cf.trial import read_trial
 from harnessx.scoring.objective import Objective
 from harnessx.scoring.task_score import TaskScore
@@ -102,7 +102,7 @@ class CF:
         return TaskScore(**base, valid=True, solved=correct, false_abstention=r.abstained and item.type == "IK",
                          failure_mode=failure_mode(r), judge_rationale=rationale, values=values)
 
-    def metrics(self, scores: list[TaskScore], tasks: list[Task]) -> dict[str, Any]:
+    def metrics(self, scores: list[TaskScore], tasks: list[Task], n_resamples: int = RESAMPLES) -> dict[str, Any]:
         """Every metric of the tasks' condition over valid trials, exclusions counted per reason.
         One condition per call: the two conditions share task ids."""
         conditions = {t.metadata.get("condition") for t in tasks}
@@ -111,5 +111,5 @@ class CF:
         by_id = {t.id: t for t in tasks}
         mine = [s for s in scores if s.task_id in by_id]
         responses = [response_of(by_id[s.task_id], s) for s in mine if s.valid]
-        out = condition_metrics(responses, dict(Counter(s.exclusion for s in mine if not s.valid)))
+        out = condition_metrics(responses, dict(Counter(s.exclusion for s in mine if not s.valid)), n_resamples)
         return out | {"n_trials": len(mine), "condition": conditions.pop()}

@@ -24,6 +24,7 @@ COMMANDS = {
     "local": ("harnessx.cli.local_cmd", "Serve the local model (llama.cpp) on loopback."),
     "view": ("harnessx.cli.view_cmd", "Browse runs, search trees, candidates and trajectories in a local web viewer."),
     "kapro": ("harnessx.cli.kapro_cmd", "KAPRO: knowing vs acting on tool needs (eval, report)."),
+    "cf": ("harnessx.cli.cf_cmd", "Confident Fools: when to search and when to answer from memory."),
 }
 
 

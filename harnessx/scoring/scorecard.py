@@ -100,7 +100,9 @@ def _values(scores: list[TaskScore]) -> dict[str, MeanValue]:
     out = {}
     for k in keys:
         values = [s.values.get(k) if s.valid else None for s in scores if k in s.values or not s.valid]
-        # a count-like value (e.g. tool calls per task) is not clipped to [0, 1]
+        # a count-like value (e.g. tool calls per task) is not clipped to [0, 1], nor a value that
+        # can be negative (e.g. a -1/0/+1 label) at 0
         hi = 1.0 if all(v is None or v <= 1.0 for v in values) else float("inf")
-        out[k] = MeanValue.of(values, hi=hi)
+        lo = min([0.0, *(v for v in values if v is not None)])
+        out[k] = MeanValue.of(values, lo=lo, hi=hi)
     return out

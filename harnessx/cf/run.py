@@ -1,0 +1,79 @@
+"""`cf eval`'s body: one harness (or the paper's preset per condition) on the CF items in each
+condition, through the one runner and evaluation, and every metric per condition (JSON-able)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harnessx.agent.runner import ProgressFn, RolloutCache, Runner
+from harnessx.cf.benchmark import CF, DEFAULT_JUDGE
+from harnessx.cf.env import CFSuite
+from harnessx.cf.judge import LLMAlignmentJudge
+from harnessx.cf.labels import CONDITIONS
+from harnessx.comparison.runs import resolve_contenders
+from harnessx.errors import InputError
+from harnessx.evaluation import evaluate
+from harnessx.harness import Harness, load_preset
+from harnessx.models.client import DEFAULT_MODEL, ModelClient
+
+PRESETS = {"search": "cf-search", "none": "cf-nosearch"}
+SPLITS = ("search", "heldout", "all")
+
+
+@dataclass
+class CFEvalConfig:
+    harness: str | None = None            # preset, file or run dir; None: the paper's preset per condition
+    conditions: tuple[str, ...] = CONDITIONS
+    model: str = DEFAULT_MODEL
+    api_base: str | None = None
+    split: str = "all"
+    epochs: int = 1
+    items: str | None = None
+    corpus: str | None = None
+    judge_model: str | None = None
+    resamples: int = 3000
+    concurrency: int = 8
+    out: str = "runs/cf-eval"
+    seed: int = 0
+    suite_options: dict = field(default_factory=dict)
+
+
+def harness_for(spec: str | None, condition: str) -> Harness:
+    if spec is None:
+        return load_preset(PRESETS[condition])
+    return resolve_contenders([spec], include_r0=False)[0].harness
+
+
+async def run_eval(cfg: CFEvalConfig, progress: ProgressFn | None = None) -> dict:
+    if cfg.split not in SPLITS:
+        raise InputError("--split", f"unknown split {cfg.split!r}", f"one of {', '.join(SPLITS)}")
+    for condition in cfg.conditions:
+        if condition not in CONDITIONS:
+            raise InputError("--condition", f"unknown condition {condition!r}", f"one of {', '.join(CONDITIONS)}")
+    out = Path(cfg.out)
+    model = ModelClient(cfg.model, api_base=cfg.api_base)
+    judge = LLMAlignmentJudge(client=ModelClient(cfg.judge_model, temperature=0.0), cache_dir=out / "judge") \
+        if cfg.judge_model else DEFAULT_JUDGE
+    seeds = [cfg.seed * 1000 + e for e in range(cfg.epochs)]
+    data: dict = {"model": model.describe(), "simulated": model.simulated, "split": cfg.split, "seeds": seeds,
+                  "judge": judge.name, "harnesses": {}, "conditions": {}}
+    for condition in cfg.conditions:
+        suite = CFSuite(condition=condition, items=cfg.items, corpus=cfg.corpus, **cfg.suite_options)
+        tasks = suite.tasks(None if cfg.split == "all" else cfg.split)
+        if not tasks:
+            raise InputError("--split", f"no {cfg.split!r} items")
+        harness = harness_for(cfg.harness, condition)
+        runner = Runner(suite, model, RolloutCache(out / "rollouts"), concurrency=cfg.concurrency)
+        evaluation = await evaluate(runner, harness, tasks, seeds, judge, progress)
+        metrics = CF().metrics(list(evaluation.scores), tasks, n_resamples=cfg.resamples)
+        data["conditions"][condition] = metrics
+        data["harnesses"][condition] = {"name": harness.name, "hash": harness.hash}
+        data["n_items"] = len(tasks)
+        data["engine"] = getattr(suite.engine, "name", "") if condition == "search" else data.get("engine", "")
+    names = {h["name"] for h in data["harnesses"].values()}
+    data["harness_label"] = " / ".join(sorted(names))
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "cf-eval.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
+    return data
