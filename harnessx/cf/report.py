@@ -127,3 +127,45 @@ def write_report(data: dict, out_dir: Path) -> dict[str, Path]:
     doc.add(Figure("figures/regime.png", "(NAS, KIS) regime plot; thresholds at 0 are the paper's convention"))
     md, page = doc.write(out_dir, "report")
     return {"markdown": md, "html": page, "png": png}
+
+
+# --- `compare` on CF runs ------------------------------------------------------------------------
+COMPARE_VALUES = ("cf", "cf_judged", "nas", "nas_judged", "kis", "kis_judged", "searched", "correct", "abstained")
+
+
+def _diff_cell(diff: dict | None) -> str:
+    if not diff or diff.get("diff") is None:
+        return "n/a (n=0)"
+    lo, hi = diff["ci"]
+    return f"{diff['diff']:+.3f} [{lo:+.3f}, {hi:+.3f}] (n={diff['n']})"
+
+
+def compare_tables(block: dict, n_resamples: int) -> list[Table]:
+    """Per harness: NAS / KIS (judge-free and judged, question-bootstrap CIs), search rate and
+    regime; then the paired differences of the per-item values against the first harness."""
+    labels = [lb for lb, b in block.get("benchmarks", {}).items() if "cf" in b]
+    cards = {lb: block["benchmarks"][lb]["cf"] for lb in labels}
+    rows = []
+    for variant, name in VARIANTS.items():
+        rows.append([f"NAS {name}", *(score_cell(cards[lb]["nas"][variant]) for lb in labels)])
+        rows.append([f"KIS {name}", *(score_cell(cards[lb]["kis"][variant]) for lb in labels)])
+        rows.append([f"regime {name}", *(str(cards[lb]["regime"][variant]) for lb in labels)])
+    rows.append(["search rate OK", *(rate_cell(cards[lb].get("search_rate", {}).get("OK")) for lb in labels)])
+    rows.append(["search rate IK", *(rate_cell(cards[lb].get("search_rate", {}).get("IK")) for lb in labels)])
+    rows.append(["accuracy OK", *(rate_cell(cards[lb]["accuracy"]["OK"]) for lb in labels)])
+    rows.append(["excluded", *(", ".join(f"{k} {v}" for k, v in cards[lb]["excluded"].items()) or "none"
+                               for lb in labels)])
+    condition = next(iter(cards.values()))["condition"] if cards else ""
+    out = [Table(f"{block['split']} split: Confident Fools ({CONDITION_NAMES.get(condition, condition)})",
+                 ["metric", *labels], rows,
+                 [f"mean label over valid items, 95% percentile CI from {cards[labels[0]]['n_resamples']} "
+                  "question-bootstrap resamples" if labels else ""])]
+    diffs = [d for d in block.get("differences", []) if d.get("values")]
+    if diffs:
+        keys = [k for k in COMPARE_VALUES if any(k in d["values"] for d in diffs)]
+        out.append(Table(f"{block['split']} split: Confident Fools per-item values, paired differences "
+                         "(first − second)", ["value", *(f"{d['first']} − {d['second']}" for d in diffs)],
+                         [[k, *(_diff_cell(d["values"].get(k)) for d in diffs)] for k in keys],
+                         [f"matched rollouts (item, seed); 95% percentile CI, {n_resamples} bootstrap resamples "
+                          "over items; cf = NAS label on OK items, KIS label on IK items (the objective)"]))
+    return out

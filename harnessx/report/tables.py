@@ -105,6 +105,9 @@ def compare_tables(data: dict) -> list[Table]:
         if any("j_know" in v for v in block.get("values", {}).values()):  # KAPRO's values and KAS
             from harnessx.kapro.tables import compare_values_table
             tables.append(compare_values_table(block))
+        if any("cf" in b for b in block.get("benchmarks", {}).values()):  # Confident Fools' NAS / KIS
+            from harnessx.cf.report import compare_tables as cf_compare_tables
+            tables += cf_compare_tables(block, data["n_resamples"])
         if block["differences"]:
             diffs = block["differences"]
             tables.append(Table(f"{block['split']} split: paired differences (each harness − the first listed)",
