@@ -1,0 +1,83 @@
+"""`harnessx cf eval|report`, `--env cf` in the shared commands, a search with the cf objective and
+`compare` reading it."""
+
+from __future__ import annotations
+
+import json
+
+import matplotlib.image
+import pytest
+from typer.testing import CliRunner
+
+from harnessx.cli.common import console, err_console
+from harnessx.cli.main import app
+
+
+@pytest.fixture(autouse=True)
+def wide_console(monkeypatch):
+    """Tables and errors on one line each, so the assertions read them as printed."""
+    for c in (console, err_console):
+        monkeypatch.setattr(c, "_width", 400)
+
+
+def invoke(*args, code=0):
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == code, result.output
+    return result.output
+
+
+def test_cf_eval_prints_every_metric_for_both_conditions_and_report_writes_md_png_html(tmp_path):
+    out = tmp_path / "cf"
+    text = invoke("cf", "eval", "--split", "heldout", "--resamples", "300", "--out", str(out))
+    for name in ("NAS (OK items) and KIS (IK items)", "Label counts", "Accuracy", "among answered",
+                 "search rate", "abstention", "aligned among correct", "six outcomes", "Temporal cues",
+                 "with search", "without search", "judge-free", "judged", "SIMULATED"):
+        assert name in text, name
+    data = json.loads((out / "cf-eval.json").read_text())
+    assert set(data["conditions"]) == {"search", "none"}
+    search = data["conditions"]["search"]
+    assert search["n_trials"] == 32 and search["n_valid"] + sum(search["excluded"].values()) == 32
+    assert search["n_resamples"] == 300 and "six_outcomes" in search and "six_outcomes" not in data["conditions"]["none"]
+    assert data["harnesses"]["search"]["name"] == "cf-search" and data["harnesses"]["none"]["name"] == "cf-nosearch"
+
+    invoke("cf", "report", str(out))
+    md = (out / "report.md").read_text()
+    assert "| with search | judge-free |" in md and "regime" in md and "SIMULATED" in md
+    assert "<table>" in (out / "report.html").read_text()
+    png = out / "figures" / "regime.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and matplotlib.image.imread(png).shape[0] > 100
+
+
+def test_cf_eval_bad_input_is_one_clear_error(tmp_path):
+    bad = tmp_path / "items.jsonl"
+    bad.write_text('{"id": "q", "question": "?", "options": ["a"], "key": 1, "type": "IK", '
+                   '"domain": "d", "rationale": "r"}\n')
+    text = invoke("cf", "eval", "--items", str(bad), "--condition", "none", "--out", str(tmp_path / "o"), code=2)
+    assert "items.jsonl:1" in text and "options" in text
+    text = invoke("cf", "eval", "--condition", "sometimes", "--out", str(tmp_path / "o"), code=2)
+    assert "--condition" in text
+    assert "no cf-eval.json" in invoke("cf", "report", str(tmp_path), code=2)
+
+
+def test_env_cf_works_in_the_shared_commands(tmp_path):
+    text = invoke("eval", "--harness", "cf-search", "--env", "cf", "--split", "heldout", "--sources", "8",
+                  "--resamples", "200", "--out", str(tmp_path / "e"))
+    assert "benchmark values" in text and "nas" in text and "kis" in text
+
+
+@pytest.mark.slow
+def test_search_with_the_cf_objective_and_compare_reads_it(tmp_path):
+    text = invoke("search", "--objective", "cf", "--env", "cf", "--space", "cf", "--rounds", "2", "--proposals", "2",
+                  "--accept", "greedy", "--name", "cf", "--runs-dir", str(tmp_path), "--no-mlflow")
+    assert "incumbent cf by round" in text
+    ledger = [json.loads(line) for line in (tmp_path / "cf" / "ledger.jsonl").read_text().splitlines()]
+    always = [r for r in ledger if "always-search" in r.get("rationale", "")]
+    assert all(not r["accepted"] for r in always)           # the over-search trap never wins
+    text = invoke("compare", str(tmp_path / "cf"), "--split", "heldout", "--resamples", "300")
+    assert "benchmark values" in text and "paired differences" in text
+    data = json.loads((tmp_path / "cf" / "compare" / "compare-heldout.json").read_text())
+    block = data["splits"]["heldout"]
+    labels = list(block["harnesses"])
+    assert all("cf" in block["harnesses"][lb]["values"] for lb in labels)
+    if len(labels) > 1:
+        assert block["differences"][0]["values"]["cf"]["n"] > 0
