@@ -42,11 +42,18 @@ class SearchEngine(Protocol):
     def search(self, query: str, k: int = 5) -> list[Hit]: ...
 
 
+# Function words dropped from queries (they match nearly every document and add nothing to BM25).
+STOPWORDS = frozenset("""a an and are as at be by did do does for from has have how in is it its of on or
+the this that to was were what when where which who whom why will with""".split())
+
+
 def fts_query(query: str) -> str:
-    """A free-text query as an FTS5 expression: each word quoted (no operator injection), OR-ed."""
+    """A free-text query as an FTS5 expression: each word quoted (no operator injection), OR-ed,
+    function words dropped (unless nothing else is left)."""
     words = [w.strip(".,") for w in TOKEN.findall(query)]
     words = [w for w in words if w and any(ch.isalnum() for ch in w)]
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+    content = [w for w in words if w.lower() not in STOPWORDS] or words
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in dict.fromkeys(content))
 
 
 class FTS5Engine:
