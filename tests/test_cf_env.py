@@ -183,3 +183,20 @@ def test_a_failing_search_engine_is_an_excluded_environment_failure():
     [result] = asyncio.run(runner.run_many(load_preset("cf-search"), [task], [0]))
     score = score_trial(task, runner.trajectory(result), result)
     assert result.status == "env_failure" and not score.valid and score.exclusion == "env_failure"
+
+
+def test_task_prompt_component_wraps_the_papers_user_prompt():
+    """The user prompt is a harness component too: `task_prompt` around the item ({task})."""
+    from harnessx.harness.render import task_message
+
+    harness = load_preset("cf-search").with_component("task_prompt", "Think first.\n\n{task}\n\nAnswer in JSON.")
+    suite = CFSuite()
+    task = next(t for t in suite.tasks() if t.id == OK_ID)
+    runner = Runner(suite, ModelClient("sim/cf-careful-searcher"))
+    [result] = asyncio.run(runner.run_many(harness, [task], [0]))
+    traj = runner.trajectory(result)
+    shown = next(e for e in traj.of_kind("message") if e.data.get("role") == "task").data["content"]
+    assert shown == f"Think first.\n\n{task.instruction}\n\nAnswer in JSON." == task_message(harness, task.instruction)
+    assert score_trial(task, traj, result).valid                 # the simulated agent still reads the item
+    assert task_message(load_preset("cf-search"), "x") == "x"    # no task_prompt: unchanged
+    assert task_message(harness.with_component("task_prompt", "Be careful."), "x") == "Be careful.\n\nx"

@@ -17,7 +17,7 @@ from harnessx.agent.result import RolloutResult
 from harnessx.envs.base import Environment, StepOutcome
 from harnessx.errors import EnvironmentFailure, ModelCallError
 from harnessx.harness.model import Harness
-from harnessx.harness.render import Rendered, render
+from harnessx.harness.render import Rendered, render, task_message
 from harnessx.models.client import ModelClient, ModelReply, Usage
 from harnessx.tasks import Task, ToolCall
 from harnessx.trajectory import Author, Trajectory
@@ -277,6 +277,7 @@ async def run_rollout(harness: Harness, task: Task, env: Environment, model: Mod
     status, reward = "ok", None
     try:
         start = await env.reset(task, ep.rendered.abandon)
+        start = start.model_copy(update={"observation": task_message(harness, start.observation)})
         ep.rendered = render(harness, start.tools, env.native_abandon)
         ep.traj.append("message", "harness", 0, role="system", content=ep.rendered.system)
         ep.traj.append("message", "user", 0, role="task", content=start.observation)

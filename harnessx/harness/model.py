@@ -27,6 +27,7 @@ COMPONENTS = (
     "belief_prompt",      # read-only feasibility probe
     "few_shot",           # worked examples, tool-call examples included
     "knowing_prompt",     # KAPRO knowing probe: which offered tools the task needs ({task}, {tool_info})
+    "task_prompt",        # wraps the task's first message: {task} is replaced by it (else it goes first)
 )
 AbandonMode = Literal["none", "auto", "file", "tool", "stop"]
 Topology = Literal["single", "planner-executor"]

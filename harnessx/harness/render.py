@@ -87,3 +87,13 @@ def render(harness: Harness, env_tools: list[ToolSpec], native_abandon: Literal[
         report=harness.text("report_prompt") if sw.end_report else "",
         tool_format=sw.tool_format,
     )
+
+
+def task_message(harness: Harness, observation: str) -> str:
+    """The task's first user message: the `task_prompt` component around the environment's task text
+    (`{task}` marks where it goes; without the marker the component comes first). Unchanged when the
+    harness has no `task_prompt`."""
+    text = harness.text("task_prompt").strip()
+    if not text:
+        return observation
+    return text.replace("{task}", observation) if "{task}" in text else f"{text}\n\n{observation}"

@@ -35,6 +35,7 @@ DEFAULTS: dict[str, float | dict[str, float]] = {
 # What the simulated agent notices as "this is about recent events" (the digest's cue words).
 RECENT = re.compile(r"\b(20[2-9]\d|november|recent(ly)?|latest|current(ly)?|this week|today)\b", re.IGNORECASE)
 _OPTION = re.compile(r"^([1-5]):\s*(.*)$", re.MULTILINE)
+_QUESTION = re.compile(r"^Question:\s*(.*)$", re.MULTILINE)
 _WORD = re.compile(r"[A-Za-z0-9$]+")
 
 
@@ -59,8 +60,10 @@ def rate(profile: Profile, name: str, shift: dict[str, float], sub: str | None =
 
 
 def read_question(first_user: str) -> tuple[str, dict[int, str]]:
-    question = first_user.split("\n", 1)[0].removeprefix("Question:").strip()
-    return question, {int(n): text.strip() for n, text in _OPTION.findall(first_user)}
+    """The question and options of the paper's user prompt (wherever a harness's task_prompt put it)."""
+    match = _QUESTION.search(first_user)
+    tail = first_user[match.start():] if match else first_user
+    return (match.group(1).strip() if match else ""), {int(n): text.strip() for n, text in _OPTION.findall(tail)}
 
 
 def _words(text: str) -> set[str]:
@@ -82,8 +85,10 @@ def pick_from_results(results: str, question: str, options: dict[int, str]) -> i
 def move(profile: Profile, side: dict, gold: dict, conv: Conversation, tools: set[str], seed: int) -> tuple[Move, int]:
     """The next move on a CF item and the episode seed (for the reply's token draws)."""
     question, options = read_question(conv.first_user)
-    shift = shifts(active_cues(conv.system, "system"), profile)
-    key = stable_seed("cf", profile.name, profile.digest, cue_table().version, side["task_id"], seed, conv.system)
+    # harness text acts through cues wherever it is: the system prompt or the task_prompt around the item
+    shift = shifts(active_cues(conv.system, "system") | active_cues(conv.first_user, "system"), profile)
+    key = stable_seed("cf", profile.name, profile.digest, cue_table().version, side["task_id"], seed, conv.system,
+                      conv.first_user)
     rng = random.Random(key)
     u = {name: rng.random() for name in ("search", "abstain", "know", "read", "aligned", "pick", "m0", "m1", "m2")}
     kind, answer = gold["kind"], int(gold["key"])
