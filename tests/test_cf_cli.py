@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from harnessx.cli.common import console, err_console
 from harnessx.cli.main import app
+from harnessx.sim import load_profile, register_profile
 
 
 @pytest.fixture(autouse=True)
@@ -81,3 +82,30 @@ def test_search_with_the_cf_objective_and_compare_reads_it(tmp_path):
     assert all("cf" in block["harnesses"][lb]["values"] for lb in labels)
     if len(labels) > 1:
         assert block["differences"][0]["values"]["cf"]["n"] > 0
+
+
+def test_cf_eval_on_your_own_items_and_corpus(tmp_path):
+    articles = [{"id": "a1", "title": "Qorvane Labs prices the Tessel 9 drone", "date": "2027-02-03",
+                 "url": "https://example.org/a1", "text": "Qorvane Labs said the Tessel 9 drone costs $740."},
+                {"id": "a2", "title": "Weather", "date": "2027-02-04", "url": "https://example.org/a2",
+                 "text": "Rain is expected across the region."}]
+    items = [{"id": "ok1", "question": "What does the Tessel 9 drone from Qorvane Labs cost?",
+              "options": ["$510", "$740", "$990", "$260"], "key": 2, "type": "OK", "domain": "technology",
+              "source": "https://example.org/a1", "rationale": "Qorvane Labs said the Tessel 9 costs $740.",
+              "query": "Qorvane Labs Tessel 9 price"},
+             {**GOOD_IK}]
+    (tmp_path / "corpus.jsonl").write_text("".join(json.dumps(a) + "\n" for a in articles))
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
+    base = load_profile("cf-over-searcher")
+    model = register_profile(base.model_copy(update={"name": "cf-test-reader",
+                                                     "rates": {**base.rates, "cf_read": 0.9999, "cf_malformed": 1e-4}}))
+    out = tmp_path / "mine"
+    invoke("cf", "eval", "--items", str(tmp_path / "items.jsonl"), "--corpus", str(tmp_path / "corpus.jsonl"),
+           "--model", model, "--condition", "search", "--resamples", "200", "--out", str(out))
+    data = json.loads((out / "cf-eval.json").read_text())["conditions"]["search"]
+    assert data["n_trials"] == 2 and data["search_rate"]["OK"]["k"] == 1
+    assert data["accuracy"]["OK"]["k"] == 1          # it read $740 from the user's corpus
+
+
+GOOD_IK = {"id": "ik1", "question": "Which company makes the iPhone?", "options": ["Apple", "Sony", "Nokia", "LG"],
+           "key": 1, "type": "IK", "domain": "technology", "rationale": "Apple makes the iPhone."}
