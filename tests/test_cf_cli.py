@@ -70,7 +70,7 @@ def test_env_cf_works_in_the_shared_commands(tmp_path):
 def test_search_with_the_cf_objective_and_compare_reads_it(tmp_path):
     text = invoke("search", "--objective", "cf", "--env", "cf", "--space", "cf", "--rounds", "2", "--proposals", "2",
                   "--accept", "greedy", "--name", "cf", "--runs-dir", str(tmp_path), "--no-mlflow")
-    assert "incumbent cf by round" in text
+    assert "incumbent cf by round" in text and "cf (objective, mean)" in text
     ledger = [json.loads(line) for line in (tmp_path / "cf" / "ledger.jsonl").read_text().splitlines()]
     always = [r for r in ledger if "always-search" in r.get("rationale", "")]
     assert all(not r["accepted"] for r in always)           # the over-search trap never wins

@@ -17,6 +17,7 @@ from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, EnvOpt, SandboxOpt, Tas
 from harnessx.errors import InputError
 from harnessx.models import DEFAULT_MODEL
 from harnessx.search import PROPOSERS, Search, SearchConfig, objective_names
+from harnessx.search.objectives import get_objective
 from harnessx.search.acceptance import ACCEPTANCE
 from harnessx.search.breaker import ModelOutage
 from harnessx.search.tracking import DEFAULT_MLFLOW_URI
@@ -137,6 +138,10 @@ def print_summary(summary: dict, run_dir: Path) -> None:
         table.add_row(label, _cell(r0[key]), _cell(chosen[key]))
     for key, label in benchmark_rows(r0, chosen):  # a benchmark objective's own values (e.g. KAPRO's KAS)
         table.add_row(label, key(r0), key(chosen))
+    value_key = get_objective(summary["objective"]).value_key  # another benchmark objective's own mean (e.g. cf)
+    if value_key and value_key in r0.get("values", {}) and not benchmark_rows(r0, chosen):
+        table.add_row(f"{summary['objective']} (objective, mean)", _mean_cell(r0["values"][value_key]),
+                      _mean_cell(chosen.get("values", {}).get(value_key)))
     console.print(table)
     curve = ", ".join(f"R{e['round']}{'*' if e['accepted'] and e['round'] else ''}="
                       f"{e['objective']['value']:.3f} ({e['objective']['k']}/{e['objective']['n']})"
@@ -158,6 +163,12 @@ def benchmark_rows(*cards: dict) -> list:
     mean_cell = lambda k: lambda c: _cell({**c["values"][k], "k": round(c["values"][k]["k"], 1)})  # noqa: E731
     return [(kas_cell, "KAPRO KAS (aggregate)"), (mean_cell("kas_task"), "per-task KAS value (objective)"),
             (mean_cell("j_know"), "Acc_know"), (mean_cell("j_act"), "Acc_act")]
+
+
+def _mean_cell(value: dict | None) -> str:
+    if not value or not value.get("n"):
+        return "n/a (n=0)"
+    return f"{value['value']:+.3f} (n={value['n']})"
 
 
 def _cell(rate: dict) -> str:
