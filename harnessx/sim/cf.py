@@ -5,8 +5,8 @@ It acts only through what a real model gets (the question and options in the use
 key, rationale and a query that finds its article). After a search it reads the answer from the
 result that best matches the question, so a search that retrieves the wrong article fails.
 
-Rates (profile `rates`, defaults below; a profile states only what it changes), under the paper's
-prompts: `cf_search_ok` {cued, uncued} and `cf_search_ik` (searches when it can), `cf_abstain_ok` /
+Rates (profile `rates`, defaults in `cf.yaml`; a profile states only what it changes), under the
+paper's prompts: `cf_search_ok` {cued, uncued} and `cf_search_ik` (searches when it can), `cf_abstain_ok` /
 `cf_abstain_ik` (abstains when answering from memory), `cf_know_ik` (right on IK from memory),
 `cf_guess_ok` (right on OK from memory: priors and elimination), `cf_read` (reads the right option
 from a relevant hit), `cf_aligned` (a correct answer's reason restates the grounds),
@@ -20,6 +20,10 @@ import json
 import math
 import random
 import re
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
 
 from harnessx.sim.conversation import Conversation
 from harnessx.sim.cues import active_cues, cue_table, shifts
@@ -27,11 +31,16 @@ from harnessx.sim.policy import Move
 from harnessx.sim.profile import Profile, stable_seed
 
 SEARCH_TOOL = "web_search"
-DEFAULTS: dict[str, float | dict[str, float]] = {
-    "cf_search_ok": {"cued": 0.55, "uncued": 0.15}, "cf_search_ik": 0.04,
-    "cf_abstain_ok": 0.5, "cf_abstain_ik": 0.01, "cf_know_ik": 0.98, "cf_guess_ok": 0.5,
-    "cf_read": 0.95, "cf_aligned": 0.8, "cf_malformed": 0.08, "cf_malformed_retry": 0.3,
-}
+RATES_FILE = Path(__file__).with_name("cf.yaml")
+
+
+@lru_cache(maxsize=1)
+def defaults() -> dict[str, float | dict[str, float]]:
+    """The cf_* rates a profile does not state (`cf.yaml`)."""
+    data = yaml.safe_load(RATES_FILE.read_text(encoding="utf-8"))["rates"]
+    return {f"cf_{name}": value for name, value in data.items()}
+
+
 # What the simulated agent notices as "this is about recent events" (the digest's cue words).
 RECENT = re.compile(r"\b(20[2-9]\d|november|recent(ly)?|latest|current(ly)?|this week|today)\b", re.IGNORECASE)
 _OPTION = re.compile(r"^([1-5]):\s*(.*)$", re.MULTILINE)
@@ -52,9 +61,9 @@ def gold_of(side: dict) -> dict | None:
 
 
 def rate(profile: Profile, name: str, shift: dict[str, float], sub: str | None = None) -> float:
-    value = profile.rates.get(name, DEFAULTS[name])
+    value = profile.rates.get(name, defaults()[name])
     if isinstance(value, dict):
-        value = value[sub] if sub in value else DEFAULTS[name][sub]  # type: ignore[index]
+        value = value[sub]
     p = min(max(float(value), 1e-4), 1 - 1e-4)
     return 1 / (1 + math.exp(-(math.log(p / (1 - p)) + shift.get(name, 0.0))))
 

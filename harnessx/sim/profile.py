@@ -28,7 +28,7 @@ RATE_NAMES = ("recognize", "correct_blocker", "act", "certify", "premature", "de
 
 
 # Benchmarks' own rate tables: a profile overrides their rates as `<prefix><name>` (e.g. kapro_act_over).
-EXTENSION_TABLES = {"kapro_": Path(__file__).parent / "kapro.yaml"}
+EXTENSION_TABLES = {"kapro_": Path(__file__).parent / "kapro.yaml", "cf_": Path(__file__).parent / "cf.yaml"}
 
 
 @lru_cache(maxsize=1)
