@@ -76,7 +76,8 @@ def test_search_with_the_cf_objective_and_compare_reads_it(tmp_path):
     assert all(not r["accepted"] for r in always)           # the over-search trap never wins
     text = " ".join(invoke("compare", str(tmp_path / "cf"), "--split", "heldout", "--resamples", "300").split())
     assert "Confident Fools (with search)" in text and "NAS judge-free" in text
-    data = json.loads((tmp_path / "cf" / "compare" / "compare-heldout.json").read_text())
+    [result] = (tmp_path / "cf" / "compare").glob("compare-heldout*.json")   # keyed by its settings
+    data = json.loads(result.read_text())
     block = data["splits"]["heldout"]
     labels = list(block["harnesses"])
     for lb in labels:
