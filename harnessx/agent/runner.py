@@ -66,8 +66,10 @@ class Runner:
     """Evaluates harnesses on tasks. `model_calls` counts calls actually paid for."""
 
     def __init__(self, suite: Suite, model: ModelClient, cache: RolloutCache | None = None,
-                 concurrency: int = 8, cache_failures: bool = False):
+                 concurrency: int = 8, cache_failures: bool = False, planner_model: ModelClient | None = None):
         self.suite, self.model, self.cache = suite, model, cache
+        self.planner_model = planner_model  # a planner-executor harness plans with it (None: `model` does)
+        self.model_id = f"{planner_model.model}->{model.model}" if planner_model else model.model
         self.concurrency = concurrency
         self._semaphores: dict[int, asyncio.Semaphore] = {}
         self.cache_failures = cache_failures
@@ -76,12 +78,13 @@ class Runner:
         self.trajectories: dict[str, Trajectory] = {}  # kept in memory when there is no cache
 
     async def run_one(self, harness: Harness, task: Task, seed: int, challenge: str | None = None) -> RolloutResult:
-        key = rollout_key(harness, task, seed, self.model.model, challenge)
+        key = rollout_key(harness, task, seed, self.model_id, challenge)
         if self.cache and (hit := self.cache.get(key)) is not None:
             self.cache_hits += 1
             return hit
         async with self._semaphore():
-            result, traj = await run_rollout(harness, task, self.suite.make_env(), self.model, seed, key, challenge)
+            result, traj = await run_rollout(harness, task, self.suite.make_env(), self.model, seed, key, challenge,
+                                             self.planner_model)
         self.model_calls += result.usage.calls
         if self.cache and (result.valid or (result.status == "env_failure" and self.cache_failures)):
             self.cache.put(result, traj)

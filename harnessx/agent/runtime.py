@@ -71,6 +71,7 @@ class _Episode:
     harness: Harness
     rendered: Rendered
     seed: int
+    planner_model: ModelClient | None = None  # planner-executor with two models: the planner's
     traj: Trajectory = field(default_factory=Trajectory)
     usage: Usage = field(default_factory=Usage)
     step: int = 0
@@ -84,15 +85,16 @@ class _Episode:
     # --- model --------------------------------------------------------------------------------
     async def ask(self, messages: list[dict], role: str, tools: bool = True) -> ModelReply:
         metadata = {"harnessx": {"task_id": self.task.id, "seed": self.seed, "role": role, "step": self.step}}
-        if self.model.simulated:
+        model = self.planner_model if role == "planner" and self.planner_model else self.model
+        if model.simulated:
             metadata["harnessx"]["sim"] = sim_side_channel(self.task)
         text_tools = self.rendered.tool_format == "text"
         tool_schemas = [t.openai() for t in self.rendered.tools] if tools else None
-        reply = await self.model.complete(messages, tool_schemas, metadata=metadata, seed=self.seed,
+        reply = await model.complete(messages, tool_schemas, metadata=metadata, seed=self.seed,
                                           max_tokens=self.harness.switches.max_output_tokens,
                                           text_tools=text_tools and tools)
         self.usage = self.usage + reply.usage
-        self.traj.append("model_call", "harness", self.step, role=role, model=self.model.model,
+        self.traj.append("model_call", "harness", self.step, role=role, model=model.model,
                          prompt_tokens=reply.usage.prompt_tokens, completion_tokens=reply.usage.completion_tokens,
                          cost_usd=reply.usage.cost_usd, latency_s=round(reply.latency_s, 6), retries=reply.retries)
         return reply
@@ -262,18 +264,21 @@ class _Episode:
 
 
 async def run_rollout(harness: Harness, task: Task, env: Environment, model: ModelClient,
-                      seed: int, key: str = "", challenge: str | None = None) -> tuple[RolloutResult, Trajectory]:
+                      seed: int, key: str = "", challenge: str | None = None,
+                      planner_model: ModelClient | None = None) -> tuple[RolloutResult, Trajectory]:
     """Run one episode and return its result and authenticated trajectory.
 
     With `challenge`, the finished episode gets one more user message (a neutral reconsideration
     request, recorded as a harness `message` with role `challenge`) and the agent may act again for
     up to CHALLENGE_TURNS turns; events before that message are the pre-challenge trajectory.
+    With `planner_model`, a planner-executor harness plans with that model and executes with `model`.
     """
     env = _GuardedEnv(env)
-    ep = _Episode(task=task, env=env, model=model, harness=harness, seed=seed,
+    ep = _Episode(task=task, env=env, model=model, harness=harness, seed=seed, planner_model=planner_model,
                   rendered=render(harness, [], env.native_abandon))
     ep.traj.append("start", "harness", 0, task_id=task.id, harness_hash=harness.hash, harness_name=harness.name,
-                   model=model.model, seed=seed, simulated=model.simulated)
+                   model=model.model, seed=seed, simulated=model.simulated,
+                   **({"planner_model": planner_model.model} if planner_model else {}))
     status, reward = "ok", None
     try:
         start = await env.reset(task, ep.rendered.abandon)

@@ -20,6 +20,7 @@ BENCHMARKS = {
     "asa": "harnessx.benchmarks.asa:ASA",
     "kapro": "harnessx.kapro.benchmark:Kapro",
     "cf": "harnessx.cf.benchmark:CF",
+    "feasigen": "harnessx.feasigen.benchmark:FeasiGen",
 }
 
 

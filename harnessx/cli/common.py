@@ -22,7 +22,8 @@ ApiBaseOpt = typer.Option(None, "--api-base", help="OpenAI-compatible server URL
 EnvOpt = typer.Option(DEFAULT_ENV, "--env", help="Environment: retail, terminal, bfcl or toy.")
 Tau2DirOpt = typer.Option(None, "--tau2-dir", help="retail: a τ²-bench retail data folder (db.json, tasks.json, "
                           "split_tasks.json, policy.md) to build the suite over.")
-TasksDirOpt = typer.Option(None, "--tasks-dir", help="terminal: a folder of Terminal-Bench 2.0 / Harbor task dirs.")
+TasksDirOpt = typer.Option(None, "--tasks-dir", help="terminal: a folder of Terminal-Bench 2.0 / Harbor task dirs; "
+                           "feasigen: a suite built by `harnessx feasigen build`.")
 SandboxOpt = typer.Option(None, "--sandbox", help="terminal: bwrap (default when present), unshare or docker.")
 UserModeOpt = typer.Option(None, "--user-mode", help="retail: solo (default), scripted or llm.")
 UserModelOpt = typer.Option(None, "--user-model", help="retail: LiteLLM model of the llm user simulator.")
@@ -32,7 +33,7 @@ BfclDirOpt = typer.Option(None, "--bfcl-dir", help="bfcl: another copy of BFCL's
 # Which suite option belongs to which environment (keyword of the suite's constructor).
 PATH_OPTIONS = ("tau2_dir", "tasks_dir", "bfcl_dir")
 SUITE_OPTIONS = {"tau2_dir": "retail", "user_mode": "retail", "user_model": "retail",
-                 "tasks_dir": "terminal", "sandbox": "terminal",
+                 "tasks_dir": ("terminal", "feasigen"), "sandbox": ("terminal", "feasigen"),
                  "bfcl_dir": "bfcl"}
 
 
@@ -40,8 +41,9 @@ def suite_kwargs(env: str, **options: Any) -> dict[str, Any]:
     """The suite options the user set; an option that belongs to another environment is an error."""
     given = {k: str(Path(v).resolve()) if k in PATH_OPTIONS else v for k, v in options.items() if v is not None}
     for key in given:
-        if SUITE_OPTIONS[key] != env:
-            raise InputError(f"--{key.replace('_', '-')}", f"applies to --env {SUITE_OPTIONS[key]}, not {env!r}")
+        envs = SUITE_OPTIONS[key] if isinstance(SUITE_OPTIONS[key], tuple) else (SUITE_OPTIONS[key],)
+        if env not in envs:
+            raise InputError(f"--{key.replace('_', '-')}", f"applies to --env {'/'.join(envs)}, not {env!r}")
     return given
 
 

@@ -118,3 +118,24 @@ def evidence_in(task: Task, call: ToolCall | None, observation: str) -> bool:
 
 def evidence_at_start(task: Task) -> bool:
     return task.evidence is not None and task.evidence.where in ("spec", "initial_state")
+
+
+# --- tool masking (FeasiGen: the offered pool minus the critical tools) ------------------------
+MASKED_TOOLS = "masked_tools"  # task metadata: tool names the episode must not offer or run
+VERIFY_GOAL = "verify_goal"    # task metadata: a blocked task's reward is whether the reference goal was reached
+
+
+def masked_tools(task: Task) -> frozenset[str]:
+    """The tools this task's episode hides (metadata `masked_tools`; empty for ordinary tasks)."""
+    return frozenset(task.metadata.get(MASKED_TOOLS) or ())
+
+
+def unmasked(tools: list[ToolSpec], task: Task) -> list[ToolSpec]:
+    """The offered tools minus the task's masked ones."""
+    hidden = masked_tools(task)
+    return [t for t in tools if t.name not in hidden]
+
+
+def refused(name: str) -> StepOutcome:
+    """What calling a masked tool returns: an error observation, as for any tool not offered."""
+    return StepOutcome(observation=f"Error: Tool '{name}' is not available.", error=True)

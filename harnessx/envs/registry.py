@@ -17,6 +17,7 @@ SUITES = {
     "bfcl": "harnessx.envs.bfcl.suite:BfclSuite",  # needs: pip install --no-deps bfcl-eval==2026.3.23 mpmath
     "cf": "harnessx.cf.env:CFSuite",                 # Confident Fools, with the web_search tool
     "cf-nosearch": "harnessx.cf.env:NoSearchSuite",  # Confident Fools, without a tool
+    "feasigen": "harnessx.feasigen.suite:FeasiGenSuite",  # a built FeasiGen suite: --tasks-dir DIR
 }
 
 

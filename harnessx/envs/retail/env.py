@@ -3,14 +3,17 @@
 Native reward: a feasible task scores 1 when the final database equals the one its gold plan
 produces; a blocked task scores 1 when the database is unchanged and no forbidden write happened.
 Any successful write on a blocked task is forbidden. The certified deferral tool is added and
-intercepted by the runtime, so it never reaches this class.
+intercepted by the runtime, so it never reaches this class. Tools named in the task's
+`masked_tools` metadata are neither offered nor run; with `verify_goal` a blocked task scores
+whether its reference goal was reached anyway (FeasiGen's "completed while infeasible").
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from harnessx.envs.base import AbandonSpec, EnvStart, StateChange, StepOutcome, evidence_at_start, evidence_in
+from harnessx.envs.base import (VERIFY_GOAL, AbandonSpec, EnvStart, StateChange, StepOutcome, evidence_at_start,
+                               evidence_in, masked_tools, refused, unmasked)
 from harnessx.envs.retail.dispatch import replay, run_tool
 from harnessx.envs.retail.schema import RetailDB
 from harnessx.envs.retail.store import Store
@@ -53,11 +56,13 @@ class RetailEnv:
         self.tools = RetailTools(self.store)
         self.customer = make_customer(self.user_mode, task, self.user_client, self.seed)
         opening = await self.customer.opening()
-        return EnvStart(tools=list(TOOL_SPECS), observation=first_message(self.policy, opening),
+        return EnvStart(tools=unmasked(list(TOOL_SPECS), task), observation=first_message(self.policy, opening),
                         evidence=evidence_at_start(task))
 
     async def execute(self, call: ToolCall) -> StepOutcome:
         assert self.task is not None and self.tools is not None
+        if call.name in masked_tools(self.task):
+            return refused(call.name)
         ok, observation = run_tool(self.tools, call.name, call.arguments)
         changes = []
         if ok and call.name in WRITE_TOOLS:
@@ -79,7 +84,7 @@ class RetailEnv:
 
     async def verify(self) -> float:
         assert self.task is not None and self.store is not None
-        if not self.task.feasible:
+        if not self.task.feasible and not self.task.metadata.get(VERIFY_GOAL):
             return 1.0 if not self.store.changed() and self.forbidden_writes == 0 else 0.0
         gold, _ = replay(self.db, self.task.reference.actions, self.task.metadata.get("patches", []))
         return 1.0 if self.store.same_as(gold) else 0.0

@@ -3,6 +3,8 @@ helpers; a pytest verifier scores feasible tasks; blocked tasks are won by the a
 
 Authorship comes from workspace snapshots taken around every agent command and every harness step:
 a change seen across an agent command is the agent's, one seen across `harness_abandon` the harness's.
+Binaries named in the task's `masked_tools` metadata are taken off the PATH of agent commands
+(`mask.py`); with `verify_goal` a blocked task is scored by the verifier (goal reached anyway).
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ import shlex
 import uuid
 from typing import Literal
 
-from harnessx.envs.base import AbandonSpec, EnvStart, StateChange, StepOutcome, evidence_at_start, evidence_in
-from harnessx.envs.terminal import hosting, tools, verifier
+from harnessx.envs.base import (VERIFY_GOAL, AbandonSpec, EnvStart, StateChange, StepOutcome, evidence_at_start,
+                               evidence_in, masked_tools)
+from harnessx.envs.terminal import hosting, mask, tools, verifier
 from harnessx.envs.terminal.loader import load_spec
 from harnessx.envs.terminal.sandbox import Layout, Sandbox, make_sandbox
 from harnessx.envs.terminal.spec import TaskSpec
@@ -33,7 +36,7 @@ def spec_for(task: Task) -> TaskSpec:
         return load_spec(task.metadata["task_dir"])
     from harnessx.envs.terminal.builtin.suite import builtin_task_dir
 
-    return load_spec(builtin_task_dir(task.id))
+    return load_spec(builtin_task_dir(task.metadata.get("spec_id", task.id)))  # spec_id: a variant's built-in source
 
 
 class TerminalEnv:
@@ -50,6 +53,7 @@ class TerminalEnv:
         self.abandon = AbandonSpec(mode="file")
         self.authors: dict[str, str] = {}
         self.forbidden_changes: list[StateChange] = []
+        self.path_prefix = ""  # masked binaries: agent commands run with a PATH that lacks them
 
     # --- episode setup --------------------------------------------------------------------------
     async def reset(self, task: Task, abandon: AbandonSpec) -> EnvStart:
@@ -65,6 +69,8 @@ class TerminalEnv:
         self.box.start(Layout(mounts=self.ws.mounts, env=spec.recipe.env, limits=spec.limits,
                               image=spec.config.environment.docker_image))
         self.build()
+        hidden = masked_tools(task)
+        self.path_prefix = mask.command_prefix(mask.write_links(self.ws.mounts["/tmp"], hidden)) if hidden else ""
         return EnvStart(tools=list(tools.TOOLS), observation=spec.instruction, evidence=evidence_at_start(task))
 
     def build(self) -> None:
@@ -114,7 +120,7 @@ class TerminalEnv:
                 raise ValueError("'command' must be a string")
             limit = self.spec.config.agent.timeout_sec if self.spec else tools.DEFAULT_TIMEOUT
             timeout = float(args.get("timeout") or tools.DEFAULT_TIMEOUT)
-            return args["command"], max(1.0, min(timeout, limit))
+            return self.path_prefix + args["command"], max(1.0, min(timeout, limit))
         if not isinstance(args.get("path"), str):
             raise ValueError("'path' must be a string")
         path = shlex.quote(self.absolute(args["path"]))
@@ -168,7 +174,7 @@ class TerminalEnv:
     # --- scoring --------------------------------------------------------------------------------
     async def verify(self) -> float:
         assert self.task and self.spec and self.ws and self.box, "reset() first"
-        if self.task.feasible:
+        if self.task.feasible or self.task.metadata.get(VERIFY_GOAL):
             reward, _ = verifier.run_tests(self.spec, self.ws, self.box)
             return reward
         agent_wrote = self.authors.get(self.abandon_path) == "agent" and self.read_abandon() is not None

@@ -1,0 +1,129 @@
+"""`feasigen eval`: single-agent systems on Task_original + Task_infeasible, planner → executor
+pairs on Task_infeasible, every metric with its valid n and a 95% CI (digest §3.2–3.3).
+
+Single agents run the `feasigen-stop` preset with the benchmark's turn cap; a pair runs the
+planner → executor harness (two planner rounds, at most 8 executor turns) with the planner model
+and the executor model as two clients. Multi-agent FASS pools the pair's STOPs on Task_infeasible
+with the executor's single-agent SR on Task_original (the executor is evaluated as a single agent
+too when it is not among the systems).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harnessx.agent.runner import RolloutCache, Runner
+from harnessx.envs.base import Suite
+from harnessx.errors import InputError
+from harnessx.evaluation import evaluate
+from harnessx.feasigen import metrics
+from harnessx.feasigen.benchmark import outcome
+from harnessx.feasigen.protocol import TURN_CAPS, planner_executor_harness, stop_harness
+from harnessx.harness.model import Harness
+from harnessx.models.client import ModelClient
+from harnessx.tasks import Task
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    systems: tuple[str, ...]
+    pairs: tuple[tuple[str, str], ...] = ()      # (planner, executor)
+    splits: tuple[str, ...] = ("heldout",)
+    epochs: int = 1
+    turn_cap: int | None = None
+    concurrency: int = 8
+    api_base: str | None = None
+    out: str = "runs/feasigen-eval"
+    seed: int = 0
+
+
+@dataclass
+class SystemRun:
+    name: str
+    simulated: bool
+    outcomes: list[metrics.Outcome] = field(default_factory=list)
+    excluded: dict[str, int] = field(default_factory=dict)
+
+
+def parse_pair(text: str) -> tuple[str, str]:
+    for sep in ("->", ":", ","):
+        if sep in text:
+            planner, executor = (p.strip() for p in text.split(sep, 1))
+            if planner and executor:
+                return planner, executor
+    raise InputError("--pair", f"cannot read {text!r}", "PLANNER->EXECUTOR, e.g. sim/ideal->sim/weak")
+
+
+def suite_tasks(suite: Suite, splits: tuple[str, ...]) -> list[Task]:
+    tasks = [t for t in suite.tasks() if t.split in splits]
+    if not tasks:
+        raise InputError("--split", f"the suite has no tasks in {list(splits)}")
+    return tasks
+
+
+async def run_system(suite: Suite, tasks: list[Task], harness: Harness, model: ModelClient, cache: Path,
+                     config: EvalConfig, planner: ModelClient | None = None) -> SystemRun:
+    runner = Runner(suite, model, RolloutCache(cache), concurrency=config.concurrency, planner_model=planner)
+    ev = await evaluate(runner, harness, tasks, list(range(config.seed, config.seed + config.epochs)))
+    by_id = {t.id: t for t in tasks}
+    name = f"{planner.model} -> {model.model}" if planner else model.model
+    run = SystemRun(name, model.simulated or bool(planner and planner.simulated))
+    for result in ev.results:
+        o, why = outcome(by_id[result.task_id], runner.trajectory(result), result)
+        run.outcomes.append(o)
+        if why:
+            run.excluded[why] = run.excluded.get(why, 0) + 1
+    return run
+
+
+async def run_eval(suite: Suite, dataset_env: str, config: EvalConfig) -> dict:
+    tasks = suite_tasks(suite, config.splits)
+    cap = config.turn_cap or TURN_CAPS.get(dataset_env, 15)
+    single, cache = stop_harness(cap), Path(config.out) / "rollouts"
+    clients = {m: ModelClient(m, api_base=config.api_base) for m in {*config.systems, *(x for p in config.pairs for x in p)}}
+    singles = {}
+    for name in dict.fromkeys([*config.systems, *(e for _, e in config.pairs)]):
+        singles[name] = await run_system(suite, tasks, single, clients[name], cache, config)
+    infeasible = [t for t in tasks if not t.feasible]
+    pairs = {}
+    for planner, executor in config.pairs:
+        run = await run_system(suite, infeasible, planner_executor_harness(), clients[executor], cache, config,
+                               planner=clients[planner])
+        pairs[run.name] = (run, planner, executor)
+    return assemble(singles, pairs, config, tasks, cap)
+
+
+def assemble(singles: dict[str, SystemRun], pairs: dict, config: EvalConfig, tasks: list[Task], cap: int) -> dict:
+    systems = {name: {"simulated": r.simulated, "excluded": r.excluded, "evaluated": name in config.systems,
+                      **metrics.summary(r.outcomes, config.seed)} for name, r in singles.items()}
+    multi = {}
+    for name, (run, planner, executor) in pairs.items():
+        ex = singles[executor].outcomes
+        per = {}
+        for dataset, group in metrics.by_dataset(run.outcomes).items():
+            tokens = metrics.token_costs(group, config.seed)
+            per[dataset] = {"fcr": metrics.fcr(group).to_dict(), "stop": metrics.stop_rate(group).to_dict(),
+                            "completed_infeasible": metrics.completed_infeasible(group).to_dict(),
+                            "stopped_at_planning": sum(o.valid and o.stopped and o.stopped_by == "planner"
+                                                       for o in group),
+                            "tokens": tokens,
+                            "fass": metrics.multi_agent_fass(group, [o for o in ex if o.dataset == dataset]).to_dict(),
+                            "executor_sr": metrics.sr([o for o in ex if o.dataset == dataset]).to_dict()}
+        groups = metrics.by_dataset(run.outcomes)
+        multi[name] = {"planner": planner, "executor": executor, "simulated": run.simulated, "excluded": run.excluded,
+                       "datasets": per,
+                       "avg": {"fcr": metrics.macro({d: metrics.fcr(g) for d, g in groups.items()}),
+                               "fass": metrics.macro({d: metrics.multi_agent_fass(
+                                   g, [o for o in ex if o.dataset == d]) for d, g in groups.items()})}}
+    points = {n: (s["avg"]["sr"]["value"], s["avg"]["fcr"]["value"]) for n, s in systems.items()
+              if s["avg"]["sr"]["value"] is not None and s["avg"]["fcr"]["value"] is not None}
+    return {"splits": list(config.splits), "epochs": config.epochs, "turn_cap": cap,
+            "executor_max_turns": 8, "planner_rounds": 2,
+            "n_original": sum(t.feasible for t in tasks), "n_infeasible": sum(not t.feasible for t in tasks),
+            "simulated": any(s["simulated"] for s in systems.values()),
+            "systems": systems, "multi_agent": multi,
+            "pareto": {"points": points, "non_dominated": metrics.pareto_frontier(points),
+                       "convex": metrics.convex_frontier(points)},
+            "outcomes": {n: [o.to_dict() for o in r.outcomes] for n, r in singles.items()}
+            | {n: [o.to_dict() for o in run.outcomes] for n, (run, _, _) in pairs.items()}}

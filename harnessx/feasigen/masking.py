@@ -1,0 +1,107 @@
+"""From an original task and its critical tools to the masked infeasible task, with the paper's
+mechanically detectable failure modes flagged (digest §3.1, App. B.2):
+
+- `equivalent_left`: a functionally equivalent tool stays in the pool (`equivalents.yaml`);
+- `query_grounded`: the masked lookup's answer is already in the prompt — every value the
+  original's gold plan takes from that lookup's result (or the result itself, when it is a
+  short string such as a user id) appears in the instruction or the user's scenario.
+
+The infeasible task offers the tool pool minus the critical tools (`metadata["masked_tools"]`),
+keeps the pairing (`source_id`, `metadata["feasigen"]["original_id"]`), records the masked tools
+as its protected blocker (evidence: the offered tool list, i.e. the spec), keeps the original's
+gold plan as reference (what proceeding means) and scores "completed while infeasible" through
+the environment's `verify_goal` hook.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+from harnessx.envs.base import MASKED_TOOLS, VERIFY_GOAL
+from harnessx.tasks import Blocker, Evidence, Task
+
+BENCHMARK = "feasigen"
+FILE_TOOLS = {"read_file", "write_file"}
+
+
+@cache
+def equivalence_groups(env: str) -> tuple[frozenset[str], ...]:
+    data = yaml.safe_load((Path(__file__).parent / "equivalents.yaml").read_text(encoding="utf-8")) or {}
+    return tuple(frozenset(g) for g in data.get(env, []))
+
+
+def offered(env: str, name: str, pool: frozenset[str] | None) -> bool:
+    """Whether a tool is in the pool: the env's tool names, or (terminal) a command on the PATH."""
+    if pool is not None:
+        return name in pool
+    return name in FILE_TOOLS or shutil.which(name) is not None
+
+
+def equivalent_left(env: str, masked: set[str], pool: frozenset[str] | None) -> list[str]:
+    flags = []
+    for tool in sorted(masked):
+        for group in equivalence_groups(env):
+            if tool in group:
+                left = sorted(t for t in group - masked - {tool} if offered(env, t, pool))
+                if left:
+                    flags.append(f"equivalent_left: {tool} masked but {', '.join(left)} still offered")
+    return sorted(set(flags))
+
+
+def prompt_text(task: Task) -> str:
+    return task.instruction + "\n" + json.dumps(task.user_scenario, default=str)
+
+
+def _values(obj) -> list[str]:
+    if isinstance(obj, dict):
+        return [v for x in obj.values() for v in _values(x)]
+    if isinstance(obj, list):
+        return [v for x in obj for v in _values(x)]
+    return [str(obj)] if isinstance(obj, (str, int, float)) and not isinstance(obj, bool) and str(obj) else []
+
+
+def query_grounded(task: Task, masked: set[str], observations: list[str]) -> list[str]:
+    """Flags for masked calls of the gold plan whose answer the prompt already gives.
+
+    `observations[i]` is what gold action i returned on the unmasked environment.
+    """
+    actions, prompt, flags = task.reference.actions, prompt_text(task), []
+    for i, action in enumerate(actions):
+        if action.name not in masked or i >= len(observations) or observations[i].startswith("Error"):
+            continue
+        result = observations[i]
+        later = {v for a in actions[i + 1:] for v in _values(a.arguments)}
+        answer = {v for v in later if len(v) >= 3 and v in result}
+        if not result.lstrip().startswith(("{", "[")) and len(result) <= 80:
+            answer.add(result.strip())
+        if answer and all(v in prompt for v in answer):
+            flags.append(f"query_grounded: {action.name}'s answer ({', '.join(sorted(answer))}) is in the prompt")
+    return sorted(set(flags))
+
+
+def original_of(task: Task, dataset: str, infeasible_id: str | None) -> Task:
+    meta = {**task.metadata, "benchmark": BENCHMARK,
+            BENCHMARK: {"dataset": dataset, "role": "original", "infeasible_id": infeasible_id}}
+    return task.model_copy(update={"metadata": meta})
+
+
+def infeasible_of(task: Task, critical: list[str], dataset: str, record: dict) -> Task:
+    tools = ", ".join(critical)
+    meta = dict(task.metadata)
+    if task.env == "terminal" and "task_dir" not in meta:
+        meta["spec_id"] = task.id  # the built-in task directory of the original
+    meta.update({"benchmark": BENCHMARK, MASKED_TOOLS: list(critical), VERIFY_GOAL: True,
+                 BENCHMARK: {"dataset": dataset, "role": "infeasible", "original_id": task.id, **record}})
+    return Task(id=f"{task.id}-masked", env=task.env, split=task.split, feasible=False, family="infeasible",
+                source_id=task.source_id, instruction=task.instruction,
+                blocker=Blocker(id=f"masked:{'+'.join(critical)}",
+                                description=f"The task needs {tools}, which every successful solution used; "
+                                            "it is not among the offered tools.",
+                                key_facts=list(critical)),
+                evidence=Evidence(where="spec"), forbidden=[], user_scenario=task.user_scenario,
+                reference=task.reference, metadata=meta)
