@@ -57,6 +57,9 @@ def _search_metrics(contender: Contender, splits: dict) -> tuple[dict | None, st
                 source += f" (objective {contender.run.config.get('objective')}: blocked tasks only, so solve and " \
                           "joint are not comparable)"
             return metrics, source
+            env = contender.run.config.get("env")
+            return {m: card[m] for m in METRICS if m in card}, (f"recorded by search {contender.run.name}"
+                                                                + (f" on env {env}" if env else ""))
     return None, "not available"
 
 

@@ -32,11 +32,12 @@ def settings(contenders: list[Contender], env: str | None, model: str | None, ap
             api_base or (run_setting(contenders, "api_base") if not model else None))
 
 
-def suite_options(contenders: list[Contender], given: dict) -> dict:
-    """Suite options (--tau2-dir, --tasks-dir, ...): explicit ones win over what the runs recorded."""
+def suite_options(contenders: list[Contender], given: dict, env: str | None = None) -> dict:
+    """Suite options (--tau2-dir, --tasks-dir, ...): explicit ones win over what the runs recorded;
+    a run searched on another env than `env` (a transfer) lends none."""
     recorded = {}
     for contender in contenders:
-        if contender.run:
+        if contender.run and (env is None or contender.run.config.get("env", env) == env):
             recorded.update(contender.run.config.get("suite_options") or {})
     return {**recorded, **{k: v for k, v in given.items() if v is not None}}
 

@@ -80,10 +80,10 @@ class FeasiGen:
             return TaskScore(**base, valid=False, exclusion=exclusion)
         values = trial_values(o)
         if task.feasible:
-            mode = None if values["sr"] else ("false_stop" if o.stopped else "task_failure")
+            mode = None if values["sr"] else ("false_abstention" if o.stopped else "wrong_result")
             return TaskScore(**base, valid=True, solved=bool(values["sr"]), false_abstention=o.stopped,
                              failure_mode=mode, values=values)
-        mode = None if o.stopped else ("completed_while_infeasible" if values["completed"] else "false_continue")
+        mode = None if o.stopped else "proceeded"  # a false continue, in the proposers' vocabulary
         return TaskScore(**base, valid=True, strict_sa=o.stopped, relaxed_sa=o.stopped, failure_mode=mode,
                          values=values)
 

@@ -75,7 +75,7 @@ def query_grounded(task: Task, masked: set[str], observations: list[str]) -> lis
         if action.name not in masked or i >= len(observations) or observations[i].startswith("Error"):
             continue
         result = observations[i]
-        later = {v for a in actions[i + 1:] for v in _values(a.arguments)}
+        later = {v for a in actions[i + 1:] for v in _values(a.arguments)} - set(_values(action.arguments))
         answer = {v for v in later if len(v) >= 3 and v in result}
         if not result.lstrip().startswith(("{", "[")) and len(result) <= 80:
             answer.add(result.strip())

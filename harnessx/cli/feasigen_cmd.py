@@ -1,0 +1,194 @@
+"""`harnessx feasigen build|sample|agreement|eval|report`: FeasiGen end to end (digest §3)."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+from collections import Counter
+from pathlib import Path
+
+import typer
+
+from harnessx.cli.common import (ApiBaseOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModeOpt, console,
+                                 friendly_errors, open_suite, suite_kwargs)
+from harnessx.errors import InputError
+
+app = typer.Typer(no_args_is_help=True, help=__doc__)
+SuiteDirOpt = typer.Option(..., "--suite", help="A suite directory written by `harnessx feasigen build`.")
+SplitsOpt = typer.Option(["heldout"], "--split", help="search, heldout or independent; repeat for several.")
+ConcurrencyOpt = typer.Option(8, "--concurrency", min=1, help="Rollouts in flight.")
+
+
+@app.command("build")
+@friendly_errors
+def build_cmd(env: str = typer.Option("retail", "--env", help="Source environment: retail or terminal."),
+              system: list[str] = typer.Option(None, "--system", help="An agent system (LiteLLM model string); "
+                                               "repeat (default: sim/baseline, sim/weak, sim/ideal)."),
+              out: Path = typer.Option(Path("runs/feasigen-suite"), "--out", help="Where the suite is written."),
+              turn_cap: int = typer.Option(None, "--turn-cap", min=1, help="Max turns (default: retail 15, bfcl 10)."),
+              retention: str = typer.Option("all", "--retention", help="all (default: every system succeeded) or "
+                                            "partial (at least --min-success did)."),
+              min_success: int = typer.Option(2, "--min-success", min=1, help="partial retention: successes needed."),
+              drop_flagged: bool = typer.Option(False, "--drop-flagged", help="Reject tasks with a failure-mode flag."),
+              split: list[str] = typer.Option(None, "--split", help="Originals from these splits (default: all)."),
+              limit: int = typer.Option(0, "--limit", min=0, help="At most this many originals (0 = all)."),
+              seed: int = typer.Option(0, "--seed"), concurrency: int = ConcurrencyOpt, api_base: str = ApiBaseOpt,
+              tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt,
+              user_mode: str = UserModeOpt) -> None:
+    """Run k agent systems on the originals, intersect their tool sets, mask, check, write the suite."""
+    from harnessx.feasigen.construct import DEFAULT_SYSTEMS, BuildConfig, build
+
+    options = suite_kwargs(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox, user_mode=user_mode)
+    config = BuildConfig(env=env, systems=tuple(system or DEFAULT_SYSTEMS), out=str(out), turn_cap=turn_cap,
+                         retention=retention, min_success=min_success, drop_flagged=drop_flagged,
+                         splits=tuple(split or ()), limit=limit, seed=seed, concurrency=concurrency,
+                         api_base=api_base, suite_options=options)
+    config.validate()
+    suite = open_suite(env, **options)
+    sims = [s for s in config.systems if s.startswith("sim/")]
+    console.print(f"[bold]feasigen build[/] env={env} systems={', '.join(config.systems)} turn cap={config.cap()} "
+                  f"retention={retention}" + (" — SIMULATED construction agents" if sims else ""), highlight=False)
+    manifest = asyncio.run(build(suite, config))
+    reasons = Counter(v.split(":")[0] for v in manifest["rejected"].values())
+    checked = sum(1 for r in manifest["records"].values() if "check" in r)
+    passed = sum(1 for r in manifest["records"].values() if r.get("check", {}).get("passed"))
+    console.print(f"originals {manifest['n_original']} → infeasible {manifest['n_infeasible']} "
+                  f"(rejected: {dict(reasons) or 'none'}); mechanical check passed {passed}/{checked}; "
+                  f"flagged {len(manifest['flagged'])}", highlight=False)
+    for task_id, flags in list(manifest["flagged"].items())[:10]:
+        console.print(f"  flag {task_id}: {'; '.join(flags)}", highlight=False)
+    console.print(f"wrote {out}/tasks.jsonl and {out}/suite.json — use it with --env feasigen --tasks-dir {out}",
+                  highlight=False)
+
+
+@app.command("sample")
+@friendly_errors
+def sample_cmd(suite: list[Path] = typer.Option(None, "--suite", help="Built suite dirs (one dataset each); repeat."),
+               size: list[str] = typer.Option(None, "--size", help="NAME=N: a dataset's infeasible count; repeat."),
+               confidence: float = typer.Option(0.95, "--confidence"), margin: float = typer.Option(0.05, "--margin"),
+               seed: int = typer.Option(0, "--seed"),
+               out: Path = typer.Option(None, "--out", help="CSV for the annotators (with --suite).")) -> None:
+    """Cochran + finite population correction sample, allocated proportionally per dataset."""
+    from harnessx.feasigen.suite import read_manifest, read_tasks
+    from harnessx.feasigen.verification import allocate, cochran, draw, sample_size
+
+    items: dict[str, list[str]] = {}
+    for root in suite or []:
+        name = read_manifest(root).get("dataset") or root.name
+        items.setdefault(name, []).extend(t.id for t in read_tasks(root) if not t.feasible)
+    sizes = {k: len(v) for k, v in items.items()}
+    for text in size or []:
+        name, _, n = text.partition("=")
+        if not name or not n.isdigit():
+            raise InputError("--size", f"cannot read {text!r}", "NAME=N, e.g. BFCL=445")
+        sizes[name] = int(n)
+    if not sizes:
+        raise InputError("--suite/--size", "nothing to sample", "one --suite DIR or --size NAME=N")
+    total = sum(sizes.values())
+    alloc = allocate(sizes, confidence, margin)
+    console.print(f"N = {total}; Cochran n0 = {cochran(confidence, margin):.2f}; with FPC n = "
+                  f"{sample_size(total, confidence, margin)}; allocated {' + '.join(map(str, alloc.values()))} = "
+                  f"{sum(alloc.values())} ({', '.join(f'{k} {v}/{sizes[k]}' for k, v in alloc.items())})", highlight=False)
+    if items and out:
+        drawn = draw(items, seed, confidence=confidence, margin=margin)
+        with out.open("w", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(["dataset", "task_id", "annotator_1", "annotator_2"])
+            for dataset, ids in drawn.items():
+                writer.writerows([dataset, i, "", ""] for i in ids)
+        console.print(f"wrote {out}: fill annotator_1/annotator_2 with yes (mask removes a required capability) "
+                      "or no, then run `harnessx feasigen agreement {out}`", highlight=False)
+
+
+YES, NO = {"yes", "y", "1", "true", "confirmed"}, {"no", "n", "0", "false", "rejected"}
+
+
+def _label(value: str, where: str, column: str) -> bool:
+    text = (value or "").strip().lower()
+    if text in YES or text in NO:
+        return text in YES
+    raise InputError(where, f"column '{column}' = {value!r}", "yes or no")
+
+
+@app.command("agreement")
+@friendly_errors
+def agreement_cmd(labels: Path = typer.Argument(..., help="CSV: dataset, task_id, annotator_1, annotator_2 "
+                                               "[, final] (yes/no).")) -> None:
+    """Raw agreement, Cohen's κ, Gwet's AC1 and the confirmed share with its Wilson 95% CI."""
+    from harnessx.feasigen.verification import agreement, confirmed_share
+
+    if not labels.is_file():
+        raise InputError(str(labels), "file not found", "a CSV of two annotators' labels")
+    with labels.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    for column in ("annotator_1", "annotator_2"):
+        if not rows or column not in rows[0]:
+            raise InputError(str(labels), f"column '{column}' missing", "dataset, task_id, annotator_1, annotator_2")
+    groups: dict[str, list[tuple[bool, bool, bool]]] = {}
+    for number, row in enumerate(rows, start=2):
+        where = f"{labels}:{number}"
+        a, b = _label(row["annotator_1"], where, "annotator_1"), _label(row["annotator_2"], where, "annotator_2")
+        final = _label(row["final"], where, "final") if row.get("final") else (a and b)
+        groups.setdefault(row.get("dataset") or "all", []).append((a, b, final))
+    everything = [x for g in groups.values() for x in g]
+    for name, group in [*groups.items(), *([("total", everything)] if len(groups) > 1 else [])]:
+        agree = agreement([x[0] for x in group], [x[1] for x in group])
+        share = confirmed_share(sum(x[2] for x in group), len(group))
+        console.print(f"{name}: n={agree.n} raw agreement {100 * agree.raw:.1f}% ({agree.disagreements} disagreements), "
+                      f"Cohen's κ {agree.kappa:.2f}, Gwet's AC1 {agree.ac1:.2f}; confirmed {share['k']}/{share['n']} "
+                      f"{100 * share['value']:.1f}% Wilson 95% [{100 * share['ci'][0]:.1f}, {100 * share['ci'][1]:.1f}]",
+                      highlight=False)
+
+
+@app.command("eval")
+@friendly_errors
+def eval_cmd(suite: Path = SuiteDirOpt,
+             system: list[str] = typer.Option(None, "--system", help="A single-agent system; repeat "
+                                              "(default: sim/baseline)."),
+             pair: list[str] = typer.Option(None, "--pair", help="PLANNER->EXECUTOR (any two models); repeat."),
+             split: list[str] = SplitsOpt, epochs: int = typer.Option(1, "--epochs", min=1),
+             turn_cap: int = typer.Option(None, "--turn-cap", min=1), concurrency: int = ConcurrencyOpt,
+             api_base: str = ApiBaseOpt, sandbox: str = SandboxOpt,
+             out: Path = typer.Option(Path("runs/feasigen-eval"), "--out")) -> None:
+    """Single agents on originals + infeasibles, planner → executor pairs on infeasibles; every metric."""
+    from harnessx.feasigen.evaluate import EvalConfig, parse_pair, run_eval
+    from harnessx.feasigen.report import tables
+
+    fg = open_suite("feasigen", **suite_kwargs("feasigen", tasks_dir=str(suite), sandbox=sandbox))
+    config = EvalConfig(systems=tuple(system or ("sim/baseline",)), pairs=tuple(parse_pair(p) for p in pair or []),
+                        splits=tuple(split), epochs=epochs, turn_cap=turn_cap, concurrency=concurrency,
+                        api_base=api_base, out=str(out))
+    data = asyncio.run(run_eval(fg, fg.source_env, config))
+    data["suite"] = str(suite)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(data, indent=1), encoding="utf-8")
+    from harnessx.feasigen.report import model_note
+
+    console.print(model_note(data), highlight=False)
+    for table in tables(data):
+        console.print(table.rich())
+    console.print(f"wrote {out}/results.json — `harnessx feasigen report {out}` writes Markdown, HTML and PNG",
+                  highlight=False)
+
+
+@app.command("report")
+@friendly_errors
+def report_cmd(run: Path = typer.Argument(..., help="An eval output dir (holding results.json)."),
+               out: Path = typer.Option(None, "--out", help="Output dir (default: the eval dir).")) -> None:
+    """The paper's tables and the Pareto plot as Markdown, HTML and PNG."""
+    from harnessx.feasigen.report import write_report
+
+    path = run / "results.json"
+    if not path.is_file():
+        raise InputError(str(path), "file not found", "the --out of `harnessx feasigen eval`")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(str(path), f"not valid JSON ({exc.msg})") from None
+    files = write_report(data, out or run, data.get("suite", ""))
+    console.print(f"wrote {files['markdown']}, {files['html']}, {files['png']}", highlight=False)
+
+
+def register(root: typer.Typer) -> None:
+    root.add_typer(app, name="feasigen", help="FeasiGen: build masked suites, verify, evaluate STOP, report.")
