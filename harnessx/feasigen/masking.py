@@ -45,12 +45,11 @@ def offered(env: str, name: str, pool: frozenset[str] | None) -> bool:
 def equivalent_left(env: str, masked: set[str], pool: frozenset[str] | None) -> list[str]:
     flags = []
     for tool in sorted(masked):
-        for group in equivalence_groups(env):
-            if tool in group:
-                left = sorted(t for t in group - masked - {tool} if offered(env, t, pool))
-                if left:
-                    flags.append(f"equivalent_left: {tool} masked but {', '.join(left)} still offered")
-    return sorted(set(flags))
+        left = sorted({t for group in equivalence_groups(env) if tool in group
+                       for t in group - masked - {tool} if offered(env, t, pool)})
+        if left:
+            flags.append(f"equivalent_left: {tool} masked but {', '.join(left)} still offered")
+    return flags
 
 
 def prompt_text(task: Task) -> str:

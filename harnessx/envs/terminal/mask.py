@@ -2,7 +2,7 @@
 
 A masked episode's agent commands run with `PATH` set to one directory of links: one per command
 name found on the sandbox's usual PATH (first match wins, as a shell would pick it), minus the
-masked names. The links live in the episode's private `/tmp`, so nothing outside the episode
+masked names and their aliases (`python` for `python3`, ...). The links live in the episode's private `/tmp`, so nothing outside the episode
 changes. Limit: a command called by its absolute path (`/usr/bin/sort`) is not masked; the
 links point at the host's system directories, which bwrap and unshare mount (docker images may
 differ).
@@ -16,6 +16,16 @@ from pathlib import Path
 from harnessx.envs.terminal.sandbox import host
 
 LINK_DIR = ".harnessx-path"  # under the episode's /tmp
+# Names that run the same program: masking one masks all (the sandbox's python is python3).
+ALIASES = ({"python", "python3"}, {"pip", "pip3"}, {"awk", "gawk", "mawk"}, {"gzip", "gunzip", "zcat"})
+
+
+def expand(masked: frozenset[str]) -> frozenset[str]:
+    out = set(masked)
+    for group in ALIASES:
+        if out & group:
+            out |= group
+    return frozenset(out)
 
 
 def _host_dir(sandbox_dir: str) -> Path:
@@ -26,6 +36,7 @@ def write_links(tmp_host: Path, masked: frozenset[str]) -> str:
     """Create the link directory under the episode's host-side /tmp; returns its sandbox path."""
     target = tmp_host / LINK_DIR
     target.mkdir(parents=True, exist_ok=True)
+    masked = expand(masked)
     seen: set[str] = set()
     for sandbox_dir in host.PATH.split(":"):
         folder = _host_dir(sandbox_dir)
