@@ -8,6 +8,7 @@ interval. The header names every model and says when it is simulated.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -105,8 +106,8 @@ def pareto_plot(data: dict, path: Path, note: str) -> Path:
     ax.set_xlabel("SR on Task_original (%) ↑")
     ax.set_ylabel("FCR on Task_infeasible (%) ↓")
     ax.set_title(f"SR vs FCR (n_orig={data['n_original']}, n_inf={data['n_infeasible']} per system)")
-    fig.text(0.01, 0.005, note, fontsize=7, color="dimgray")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig.text(0.01, 0.005, textwrap.fill(note, 110), fontsize=6, color="dimgray", va="bottom")
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
