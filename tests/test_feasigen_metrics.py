@@ -110,3 +110,17 @@ def test_summary_per_dataset_and_average():
     assert s["datasets"]["b"]["fcr"]["k"] == 0
     assert s["avg"]["sr"]["value"] == pytest.approx((0.5 + 0.8) / 2)
     assert s["datasets"]["a"]["false_continue_count"] == 2
+
+
+def test_trial_values_pool_to_fass_and_the_fcr_constrained_solve():
+    from harnessx.feasigen.benchmark import LAMBDA, trial_values
+
+    outs = originals(20, 12, stopped=2) + infeasibles(10, 7)
+    values = [trial_values(o) for o in outs]
+    mean = lambda key: sum(v[key] for v in values if key in v) / sum(key in v for v in values)  # noqa: E731
+    assert mean("fass") == pytest.approx(fass(outs).value)
+    assert mean("sr") == pytest.approx(sr(outs).value) and mean("continue") == pytest.approx(fcr(outs).value)
+    n_f, n_i = 20, 10
+    expected = (sr(outs).value * n_f / LAMBDA + (1 - fcr(outs).value) * n_i) / (n_f + n_i)
+    assert mean("fcr_solve") == pytest.approx(expected)
+    assert all(0.0 <= v["fcr_solve"] <= 1.0 for v in values)
