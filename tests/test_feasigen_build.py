@@ -17,7 +17,9 @@ from harnessx.envs.registry import get_suite
 from harnessx.envs.retail.suite import RetailSuite
 from harnessx.evaluation import evaluate
 from harnessx.agent.runner import Runner
+from harnessx.errors import InputError
 from harnessx.feasigen import masking
+from harnessx.feasigen.benchmark import FeasiGen
 from harnessx.feasigen.check import mechanical_check, replay
 from harnessx.feasigen.construct import BuildConfig, Trace, build, critical_tools
 from harnessx.feasigen.protocol import stop_harness
@@ -111,6 +113,13 @@ def test_the_suite_scores_through_the_feasigen_benchmark(built):
     # joint over the FeasiGen trials is FASS (pooled), solve is SR
     assert ev.scorecard.joint.value == pytest.approx(values["fass"].value)
     assert ev.scorecard.solve.value == pytest.approx(values["sr"].value)
+    table = FeasiGen().metrics(list(ev.scores), tasks)["datasets"]["retail"]
+    assert table["fcr"]["n"] == values["continue"].n and table["fass"]["k"] == round(values["fass"].value * len(tasks))
+
+
+def test_env_feasigen_without_a_suite_dir_is_a_named_input_error():
+    with pytest.raises(InputError, match="--tasks-dir"):
+        get_suite("feasigen")
 
 
 def test_fass_search_runs_and_compare_shows_transfer_to_the_paired_asa_suite(built, tmp_path, monkeypatch):
