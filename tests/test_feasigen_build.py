@@ -29,6 +29,24 @@ RETAIL = RetailSuite()
 SYSTEMS = ("sim/baseline", "sim/weak", "sim/ideal")
 
 
+class NeverSolved:
+    """The retail suite, except that no episode ever reaches its goal."""
+
+    name = "retail"
+
+    def tasks(self, split=None):
+        return RETAIL.tasks(split)
+
+    def make_env(self):
+        env = RETAIL.make_env()
+
+        async def verify() -> float:
+            return 0.0
+
+        env.verify = verify
+        return env
+
+
 def invoke(*args):
     result = CliRunner().invoke(app, list(args))
     assert result.exit_code == 0, result.output
@@ -89,8 +107,12 @@ def test_retention_rules():
 def test_the_check_rejects_a_mask_that_leaves_the_task_doable_and_flags_failure_modes():
     task = next(t for t in RETAIL.tasks() if t.id == "retail-001-cancel")
     lookup_only = masking.infeasible_of(task, ["find_user_id_by_email"], "retail", {})
-    check = asyncio.run(mechanical_check(RETAIL, lookup_only))
+    check = asyncio.run(mechanical_check(RETAIL, lookup_only, task))
     assert not check.passed and check.reward == 1.0 and check.refused == ["find_user_id_by_email"]
+    # a control that fails (the gold replay never reaches the goal, even unmasked) means no pass
+    check = asyncio.run(mechanical_check(NeverSolved(), masking.infeasible_of(task, ["cancel_pending_order"],
+                                                                              "retail", {}), task))
+    assert not check.passed and "control" in check.error
     pool = frozenset(["find_user_id_by_email", "find_user_id_by_name_zip", "get_order_details"])
     flags = masking.equivalent_left("retail", {"find_user_id_by_email"}, pool)
     assert flags == ["equivalent_left: find_user_id_by_email masked but find_user_id_by_name_zip still offered"]

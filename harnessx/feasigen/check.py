@@ -2,8 +2,11 @@
 environment (masked calls are refused, the rest run) and score the original goal.
 
 A task passes when the goal is *not* reached, i.e. no remaining tool performed the masked
-operation on that task: reward < 1 with the environment's `verify_goal` hook. It also records
-what each gold action returned on the unmasked environment (for the query-grounded flag).
+operation on that task: reward < 1 with the environment's `verify_goal` hook. A control comes
+first: the same gold actions on the unmasked original must reach the goal, or the check cannot
+tell a mask from a replay that fails anyway, and the task does not pass. Multi-turn references
+(`reference.turns`: calls per user turn) are replayed turn by turn, the environment's user
+advancing between turns. The replay also records what each gold action returned.
 """
 
 from __future__ import annotations
@@ -19,19 +22,32 @@ class CheckResult:
     passed: bool
     reward: float | None
     refused: list[str] = field(default_factory=list)  # gold calls the mask refused
-    error: str | None = None                          # the environment failed: not checked
+    error: str | None = None                          # not checked: the environment failed, or no control
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
+def _turn_ends(task: Task) -> set[int]:
+    turns = getattr(task.reference, "turns", None) or []
+    ends, total = set(), 0
+    for count in turns[:-1]:
+        total += count
+        ends.add(total)
+    return ends
+
+
 async def replay(suite: Suite, task: Task) -> tuple[float, list[str], list[bool]]:
     """Run the task's gold actions in a fresh episode: (reward, observations, error flags)."""
     env = suite.make_env()
+    ends = _turn_ends(task)
     try:
         await env.reset(task, AbandonSpec(mode="none"))
         observations, errors = [], []
-        for action in task.reference.actions:
+        for i, action in enumerate(task.reference.actions):
+            while i in ends:  # the next user turn (an empty turn ends at the same index)
+                ends.discard(i)
+                await env.user_reply("")
             outcome = await env.execute(action)
             observations.append(outcome.observation)
             errors.append(outcome.error)
@@ -40,9 +56,14 @@ async def replay(suite: Suite, task: Task) -> tuple[float, list[str], list[bool]
         await env.cleanup()
 
 
-async def mechanical_check(suite: Suite, infeasible: Task) -> CheckResult:
+async def mechanical_check(suite: Suite, infeasible: Task, original: Task | None = None) -> CheckResult:
+    """Pass iff the gold replay reaches the goal on `original` (the control, when given) and not
+    under the mask."""
     masked = set(infeasible.metadata.get(MASKED_TOOLS) or ())
     try:
+        if original is not None and (control := (await replay(suite, original))[0]) < 1.0:
+            return CheckResult(False, None, error=f"control: the gold replay on the unmasked original scores "
+                                                  f"{control}, so the check cannot decide")
         reward, observations, _ = await replay(suite, infeasible)
     except Exception as exc:  # noqa: BLE001 - an environment that cannot run is recorded, never a pass
         return CheckResult(False, None, error=f"{type(exc).__name__}: {exc}"[:500])

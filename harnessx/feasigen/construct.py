@@ -138,7 +138,7 @@ async def build(suite: Suite, config: BuildConfig, harness: Harness | None = Non
         record.update(critical_tools=critical, flags=flags)
         infeasible = masking.infeasible_of(task, critical, config.env,
                                            {"critical_tools": critical, "flags": flags, "systems": list(config.systems)})
-        check = await mechanical_check(suite, infeasible)
+        check = await mechanical_check(suite, infeasible, task)
         record["check"] = check.to_dict()
         records[task.id] = record
         if not check.passed:

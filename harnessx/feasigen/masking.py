@@ -92,6 +92,8 @@ def original_of(task: Task, dataset: str, infeasible_id: str | None) -> Task:
 def infeasible_of(task: Task, critical: list[str], dataset: str, record: dict) -> Task:
     tools = ", ".join(critical)
     meta = dict(task.metadata)
+    if task.env == "bfcl":
+        meta["masked_functions"] = list(critical)  # the BFCL environment's own mask key
     if task.env == "terminal" and "task_dir" not in meta:
         meta["spec_id"] = task.id  # the built-in task directory of the original
     meta.update({"benchmark": BENCHMARK, MASKED_TOOLS: list(critical), VERIFY_GOAL: True,
