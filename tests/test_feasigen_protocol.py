@@ -127,3 +127,11 @@ def test_excluded_rollouts_are_named_not_scored():
     traj = runner.trajectory(result)
     score = score_trial(MASKED, traj, result)
     assert result.status == "model_failure" and not score.valid and score.exclusion == "model_failure"
+
+
+def test_the_feasigen_search_space_starts_from_the_stop_prompt():
+    from harnessx.search.space import load_space
+
+    r0 = load_space("feasigen").initial()
+    assert r0.switches.abandon_mode == "stop" and r0.switches.max_steps == 15
+    assert "STOP:<brief explanation" in r0.text("system_prompt")
