@@ -91,8 +91,8 @@ class _Episode:
         text_tools = self.rendered.tool_format == "text"
         tool_schemas = [t.openai() for t in self.rendered.tools] if tools else None
         reply = await model.complete(messages, tool_schemas, metadata=metadata, seed=self.seed,
-                                          max_tokens=self.harness.switches.max_output_tokens,
-                                          text_tools=text_tools and tools)
+                                     max_tokens=self.harness.switches.max_output_tokens,
+                                     text_tools=text_tools and tools)
         self.usage = self.usage + reply.usage
         self.traj.append("model_call", "harness", self.step, role=role, model=model.model,
                          prompt_tokens=reply.usage.prompt_tokens, completion_tokens=reply.usage.completion_tokens,
