@@ -58,3 +58,14 @@ def test_draw_is_seeded_and_allocated():
     assert first == again
     assert {k: len(v) for k, v in first.items()} == allocate(SIZES)
     assert draw(items, seed=4) != first
+
+
+def test_kappa_agrees_with_scikit_learn_on_random_labels():
+    metrics = pytest.importorskip("sklearn.metrics")
+    import random
+
+    rng = random.Random(7)
+    for _ in range(5):
+        a = [rng.random() < 0.8 for _ in range(60)]
+        b = [x if rng.random() < 0.85 else not x for x in a]
+        assert agreement(a, b).kappa == pytest.approx(metrics.cohen_kappa_score(a, b))
