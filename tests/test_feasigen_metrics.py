@@ -100,6 +100,8 @@ def test_pareto_frontier_of_the_papers_averages():
     assert convex_frontier(points) == ["GPT-5.5", "Qwen3.5-397B-A17B", "DeepSeek-V4-Pro"]
     # ... plain non-dominance also keeps Qwen3.5-27B (59.2 SR beats 397B's 59.0)
     assert set(pareto_frontier(points)) == {"GPT-5.5", "Qwen3.5-397B-A17B", "DeepSeek-V4-Pro", "Qwen3.5-27B"}
+    # a tie on SR: the one with the higher FCR is dominated
+    assert pareto_frontier({"a": (1.0, 0.6), "b": (1.0, 0.0)}) == ["b"]
 
 
 def test_summary_per_dataset_and_average():

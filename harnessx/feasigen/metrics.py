@@ -14,8 +14,8 @@ s ∈ {0, 1} task success. One `Outcome` is one valid or excluded trial.
   pooled per dataset; "Avg" is the unweighted mean over datasets.
 - Multi-agent FASS: the planner → executor system's detection on Task_infeasible pooled with the
   executor's single-agent SR on Task_original (the system is not run on originals).
-- Pareto frontier of (SR, FCR): non-dominated systems (no other has higher SR and lower FCR), and
-  its lower convex hull, which is the frontier the paper draws.
+- Pareto frontier of (SR, FCR): non-dominated systems (no other is at least as good on both and
+  better on one), and its lower convex hull, which is the frontier the paper draws.
 """
 
 from __future__ import annotations
@@ -156,9 +156,13 @@ def by_dataset(outcomes: Sequence[Outcome]) -> dict[str, list[Outcome]]:
 
 
 def pareto_frontier(points: dict[str, tuple[float, float]]) -> list[str]:
-    """Systems (name -> (SR, FCR)) no other system beats on both: higher SR and lower FCR."""
+    """Non-dominated systems (name -> (SR, FCR)): no other has SR at least as high and FCR at least
+    as low, and one of them strictly (the paper's "both higher SR and lower FCR" where nothing ties)."""
+    def dominated(s: float, f: float, s2: float, f2: float) -> bool:
+        return s2 >= s and f2 <= f and (s2 > s or f2 < f)
+
     return [a for a, (s, f) in points.items()
-            if not any(s2 > s and f2 < f for b, (s2, f2) in points.items() if b != a)]
+            if not any(dominated(s, f, s2, f2) for b, (s2, f2) in points.items() if b != a)]
 
 
 def convex_frontier(points: dict[str, tuple[float, float]]) -> list[str]:
