@@ -76,7 +76,8 @@ def sample_cmd(suite: list[Path] = typer.Option(None, "--suite", help="Built sui
     items: dict[str, list[str]] = {}
     for root in suite or []:
         name = read_manifest(root).get("dataset") or root.name
-        items.setdefault(name, []).extend(t.id for t in read_tasks(root) if not t.feasible)
+        ids = items.setdefault(name, [])
+        ids.extend(t.id for t in read_tasks(root) if not t.feasible and t.id not in ids)
     sizes = {k: len(v) for k, v in items.items()}
     for text in size or []:
         name, _, n = text.partition("=")
@@ -98,7 +99,7 @@ def sample_cmd(suite: list[Path] = typer.Option(None, "--suite", help="Built sui
             for dataset, ids in drawn.items():
                 writer.writerows([dataset, i, "", ""] for i in ids)
         console.print(f"wrote {out}: fill annotator_1/annotator_2 with yes (mask removes a required capability) "
-                      "or no, then run `harnessx feasigen agreement {out}`", highlight=False)
+                      f"or no, then run `harnessx feasigen agreement {out}`", highlight=False)
 
 
 YES, NO = {"yes", "y", "1", "true", "confirmed"}, {"no", "n", "0", "false", "rejected"}
