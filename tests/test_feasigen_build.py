@@ -102,6 +102,9 @@ def test_retention_rules():
     assert critical_tools(traces, partial) == (["y"], "")
     disjoint = [Trace("a", True, False, "ok", ["x"]), Trace("b", True, False, "ok", ["z"])]
     assert critical_tools(disjoint, partial)[0] is None                       # empty intersection: dropped
+    broken = [Trace("a", True, False, "ok", ["x"]), Trace("b", False, False, "env_failure", [])]
+    critical, why = critical_tools(broken, partial)
+    assert critical is None and why.startswith("not run: b: env_failure")
 
 
 def test_the_check_rejects_a_mask_that_leaves_the_task_doable_and_flags_failure_modes():

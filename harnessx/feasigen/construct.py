@@ -93,6 +93,9 @@ async def run_systems(suite: Suite, tasks: list[Task], harness: Harness, config:
 def critical_tools(traces: list[Trace], config: BuildConfig) -> tuple[list[str] | None, str]:
     """C_i = ∩ S_i^(j) over the successful traces, or None with the reason the task is dropped."""
     good = [t for t in traces if t.success]
+    failed = sorted({f"{t.system}: {t.status}" for t in traces if t.status in ("env_failure", "model_failure")})
+    if failed and len(good) < len(config.systems):
+        return None, f"not run: {', '.join(failed)} (excluded, never counted as the system's failure)"
     if config.retention == "all" and len(good) < len(config.systems):
         return None, f"retention: {len(good)}/{len(config.systems)} systems succeeded (rule: all)"
     if config.retention == "partial" and len(good) < config.min_success:
