@@ -94,7 +94,8 @@ def critical_tools(traces: list[Trace], config: BuildConfig) -> tuple[list[str] 
     """C_i = ∩ S_i^(j) over the successful traces, or None with the reason the task is dropped."""
     good = [t for t in traces if t.success]
     failed = sorted({f"{t.system}: {t.status}" for t in traces if t.status in ("env_failure", "model_failure")})
-    if failed and len(good) < len(config.systems):
+    needed = len(config.systems) if config.retention == "all" else config.min_success
+    if failed and len(good) < needed:  # the rule cannot be decided without the rollouts that did not run
         return None, f"not run: {', '.join(failed)} (excluded, never counted as the system's failure)"
     if config.retention == "all" and len(good) < len(config.systems):
         return None, f"retention: {len(good)}/{len(config.systems)} systems succeeded (rule: all)"
