@@ -160,3 +160,7 @@ def test_fass_search_runs_and_compare_shows_transfer_to_the_paired_asa_suite(bui
     assert data["env"] == "retail" and data["transfer"]
     assert all("on env feasigen" in row["search_source"] for row in data["transfer"])
     assert "Transfer" in text
+    # on the FeasiGen suite itself, compare adds its SR / FCR / FASS table from the benchmark block
+    text = invoke("compare", "runs/fass", "--split", "heldout", "--sources", "4", "--resamples", "200",
+                  "--out", "fgcompare")
+    assert "FeasiGen metrics" in text and "FASS (pooled)" in text

@@ -133,3 +133,24 @@ def write_report(data: dict, out_dir: Path, source: str = "") -> dict[str, Path]
     doc.add(Figure("figures/pareto.png", "(SR, FCR) per system; red: the convex Pareto frontier"))
     md, page = doc.write(out_dir, "feasigen-report")
     return {"markdown": md, "html": page, "png": png}
+
+
+def compare_values_table(block: dict) -> Table:
+    """FeasiGen's metrics per harness in a `compare` split (from each harness's benchmark block):
+    SR, FCR, completed while infeasible and FASS per dataset (k/n, Wilson CI), and the paired
+    difference of per-trial FASS against the first contender."""
+    labels = list(block["harnesses"])
+    fg = {lb: (block.get("benchmarks", {}).get(lb) or {}).get("feasigen") or {"datasets": {}} for lb in labels}
+    datasets = sorted({d for lb in labels for d in fg[lb]["datasets"]})
+    names = {"sr": "SR (originals)", "fcr": "FCR (infeasibles) ↓", "completed_infeasible": "completed while infeasible",
+             "fass": "FASS (pooled)"}
+    rows = [[f"{name} · {d}", *(rate_cell(fg[lb]["datasets"].get(d, {}).get(key)) for lb in labels)]
+            for d in datasets for key, name in names.items()]
+    for diff in block.get("differences", []):
+        x = (diff.get("values") or {}).get("fass")
+        if x:
+            rows.append([f"Δ FASS per trial, {diff['first']} − {diff['second']}", *(
+                f"{100 * x['diff']:+.1f} pp [{100 * x['ci'][0]:+.1f}, {100 * x['ci'][1]:+.1f}] (n={x['n']})"
+                if lb == diff["first"] else "" for lb in labels)])
+    return Table(f"{block['split']} split: FeasiGen metrics", ["metric", *labels], rows,
+                 ["k/n, % and Wilson 95% CI over valid trials; Δ: paired bootstrap over source pairs"])

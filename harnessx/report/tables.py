@@ -108,6 +108,9 @@ def compare_tables(data: dict) -> list[Table]:
         if any("cf" in b for b in block.get("benchmarks", {}).values()):  # Confident Fools' NAS / KIS
             from harnessx.cf.report import compare_tables as cf_compare_tables
             tables += cf_compare_tables(block, data["n_resamples"])
+        if any("fass" in v for v in block.get("values", {}).values()):  # FeasiGen's SR / FCR / FASS
+            from harnessx.feasigen.report import compare_values_table as feasigen_table
+            tables.append(feasigen_table(block))
         if block["differences"]:
             diffs = block["differences"]
             tables.append(Table(f"{block['split']} split: paired differences (each harness − the first listed)",
