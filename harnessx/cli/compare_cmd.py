@@ -31,14 +31,12 @@ def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, mod
                  splits: list[str], epochs: int, out: str | None, sources: int, resamples: int, concurrency: int,
                  judge_model: str | None, suite_options: dict | None = None) -> dict:
     env, model, api_base = setup.settings(contenders, env, model, api_base)
-    options = setup.suite_options(contenders, suite_options or {})
+    options = setup.suite_options(contenders, suite_options or {}, env)
     suite = open_suite(env, **options)
     splits = list(splits or setup.default_splits(suite))
     key = setup.evaluation_key(contenders, kind, env=env, suite_options=options, model=model, api_base=api_base,
                                splits=list(splits), epochs=epochs, sources=sources, judge_model=judge_model)
     out_dir = setup.out_dir(contenders, kind, out, setup.key_digest(key))
-    out_dir = setup.out_dir(contenders, kind, out)
-    suite = open_suite(env, **setup.suite_options(contenders, suite_options or {}, env))
     runner = setup.make_runner(suite, model, api_base, contenders, out_dir, concurrency)
     tasks = setup.split_tasks(suite, splits, sources)
     seeds = list(range(epochs))

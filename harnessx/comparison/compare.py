@@ -48,7 +48,8 @@ def _search_metrics(contender: Contender, splits: dict) -> tuple[dict | None, st
         card = contender.run.search_scorecard(contender.role, contender.harness.hash)
         if card:
             metrics = {m: card[m] for m in METRICS if m in card}
-            source = f"recorded by search {contender.run.name}"
+            env = contender.run.config.get("env")
+            source = f"recorded by search {contender.run.name}" + (f" on env {env}" if env else "")
             strata = _search_strata(contender)
             if strata is not None and "feasible" not in strata:
                 # a blocked-only search (objective sa): its solve is empty and its "joint" is strict SA
@@ -57,9 +58,6 @@ def _search_metrics(contender: Contender, splits: dict) -> tuple[dict | None, st
                 source += f" (objective {contender.run.config.get('objective')}: blocked tasks only, so solve and " \
                           "joint are not comparable)"
             return metrics, source
-            env = contender.run.config.get("env")
-            return {m: card[m] for m in METRICS if m in card}, (f"recorded by search {contender.run.name}"
-                                                                + (f" on env {env}" if env else ""))
     return None, "not available"
 
 
