@@ -32,6 +32,10 @@ def test_bfcl_build_masks_functions_and_every_mask_breaks_the_gold_replay(built)
     assert infeasible, manifest["rejected"]
     for task in infeasible:
         assert task.metadata["masked_functions"] == task.metadata["masked_tools"]
+        turn = task.evidence.turn                    # the first user turn whose gold calls need a masked function
+        start = sum(task.reference.turns[:turn])
+        assert {a.name for a in task.reference.actions[start:start + task.reference.turns[turn]]} & set(
+            task.metadata["masked_tools"])
         env = suite.make_env()
         from harnessx.envs.base import AbandonSpec
 
@@ -41,3 +45,17 @@ def test_bfcl_build_masks_functions_and_every_mask_breaks_the_gold_replay(built)
         assert asyncio.run(replay(suite, task))[0] < 1.0, task.id
         original = next(t for t in suite.tasks() if t.id == task.metadata["feasigen"]["original_id"])
         assert asyncio.run(replay(suite, original))[0] == 1.0
+
+
+def test_the_simulated_agent_runs_the_masked_bfcl_tasks(built):
+    from harnessx.agent.runner import Runner
+    from harnessx.evaluation import evaluate
+    from harnessx.feasigen.protocol import stop_harness
+    from harnessx.models import ModelClient
+
+    out, _ = built
+    suite = get_suite("feasigen", tasks_dir=str(out))
+    tasks = [t for t in suite.tasks() if not t.feasible]
+    ev = asyncio.run(evaluate(Runner(suite, ModelClient("sim/ideal")), stop_harness(10), tasks, [0]))
+    assert not ev.scorecard.excluded, ev.scorecard.excluded
+    assert ev.scorecard.values["stop"].n == len(tasks)

@@ -15,7 +15,8 @@ from harnessx.cli.common import (ApiBaseOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt
 from harnessx.errors import InputError
 
 app = typer.Typer(no_args_is_help=True, help=__doc__)
-SuiteDirOpt = typer.Option(..., "--suite", help="A suite directory written by `harnessx feasigen build`.")
+SuiteDirOpt = typer.Option(..., "--suite", help="A suite directory written by `harnessx feasigen build` (one "
+                           "dataset); repeat for several (Avg = unweighted mean over them).")
 SplitsOpt = typer.Option(["heldout"], "--split", help="search, heldout or independent; repeat for several.")
 ConcurrencyOpt = typer.Option(8, "--concurrency", min=1, help="Rollouts in flight.")
 
@@ -144,7 +145,7 @@ def agreement_cmd(labels: Path = typer.Argument(..., help="CSV: dataset, task_id
 
 @app.command("eval")
 @friendly_errors
-def eval_cmd(suite: Path = SuiteDirOpt,
+def eval_cmd(suite: list[Path] = SuiteDirOpt,
              system: list[str] = typer.Option(None, "--system", help="A single-agent system; repeat "
                                               "(default: sim/baseline)."),
              pair: list[str] = typer.Option(None, "--pair", help="PLANNER->EXECUTOR (any two models); repeat."),
@@ -156,12 +157,12 @@ def eval_cmd(suite: Path = SuiteDirOpt,
     from harnessx.feasigen.evaluate import EvalConfig, parse_pair, run_eval
     from harnessx.feasigen.report import tables
 
-    fg = open_suite("feasigen", **suite_kwargs("feasigen", tasks_dir=str(suite), sandbox=sandbox))
+    suites = [open_suite("feasigen", **suite_kwargs("feasigen", tasks_dir=str(s), sandbox=sandbox)) for s in suite]
     config = EvalConfig(systems=tuple(system or ("sim/baseline",)), pairs=tuple(parse_pair(p) for p in pair or []),
                         splits=tuple(split), epochs=epochs, turn_cap=turn_cap, concurrency=concurrency,
                         api_base=api_base, out=str(out))
-    data = asyncio.run(run_eval(fg, fg.source_env, config))
-    data["suite"] = str(suite)
+    data = asyncio.run(run_eval(suites, config))
+    data["suite"] = ", ".join(map(str, suite))
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(data, indent=1), encoding="utf-8")
     from harnessx.feasigen.report import model_note

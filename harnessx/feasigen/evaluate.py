@@ -77,24 +77,50 @@ async def run_system(suite: Suite, tasks: list[Task], harness: Harness, model: M
     return run
 
 
-async def run_eval(suite: Suite, dataset_env: str, config: EvalConfig) -> dict:
-    tasks = suite_tasks(suite, config.splits)
-    cap = config.turn_cap or TURN_CAPS.get(dataset_env, 15)
-    single, cache = stop_harness(cap), Path(config.out) / "rollouts"
+async def run_eval(suites: list, config: EvalConfig) -> dict:
+    """Every system on every suite (one dataset each, its own turn cap), outcomes pooled per
+    dataset, so "Avg" is the unweighted mean over the suites' datasets."""
     clients = {m: ModelClient(m, api_base=config.api_base) for m in {*config.systems, *(x for p in config.pairs for x in p)}}
-    singles = {}
-    for name in dict.fromkeys([*config.systems, *(e for _, e in config.pairs)]):
-        singles[name] = await run_system(suite, tasks, single, clients[name], cache, config)
-    infeasible = [t for t in tasks if not t.feasible]
-    pairs = {}
-    for planner, executor in config.pairs:
-        run = await run_system(suite, infeasible, planner_executor_harness(), clients[executor], cache, config,
-                               planner=clients[planner])
-        pairs[run.name] = (run, planner, executor)
-    return assemble(singles, pairs, config, tasks, cap)
+    singles: dict[str, SystemRun] = {}
+    pairs: dict = {}
+    all_tasks: list[Task] = []
+    caps = {}
+    for suite in suites:
+        tasks = suite_tasks(suite, config.splits)
+        if twice := sorted({t.id for t in tasks} & {t.id for t in all_tasks}):
+            raise InputError("--suite", f"task {twice[0]!r} is in two suites", "suites of different datasets")
+        all_tasks += tasks
+        dataset = getattr(suite, "source_env", suite.name)
+        caps[dataset] = cap = config.turn_cap or TURN_CAPS.get(dataset, 15)
+        single, cache = stop_harness(cap), Path(config.out) / "rollouts"
+        for name in dict.fromkeys([*config.systems, *(e for _, e in config.pairs)]):
+            _merge(singles, await run_system(suite, tasks, single, clients[name], cache, config))
+        infeasible = [t for t in tasks if not t.feasible]
+        for planner, executor in config.pairs:
+            run = await run_system(suite, infeasible, planner_executor_harness(), clients[executor], cache, config,
+                                   planner=clients[planner])
+            _merge_pair(pairs, run, planner, executor)
+    return assemble(singles, pairs, config, all_tasks, caps)
 
 
-def assemble(singles: dict[str, SystemRun], pairs: dict, config: EvalConfig, tasks: list[Task], cap: int) -> dict:
+def _merge(into: dict[str, SystemRun], run: SystemRun) -> None:
+    if run.name not in into:
+        into[run.name] = run
+        return
+    into[run.name].outcomes.extend(run.outcomes)
+    for k, v in run.excluded.items():
+        into[run.name].excluded[k] = into[run.name].excluded.get(k, 0) + v
+
+
+def _merge_pair(into: dict, run: SystemRun, planner: str, executor: str) -> None:
+    if run.name in into:
+        _merge({run.name: into[run.name][0]}, run)
+    else:
+        into[run.name] = (run, planner, executor)
+
+
+def assemble(singles: dict[str, SystemRun], pairs: dict, config: EvalConfig, tasks: list[Task],
+             caps: dict[str, int]) -> dict:
     systems = {name: {"simulated": r.simulated, "excluded": r.excluded, "evaluated": name in config.systems,
                       **metrics.summary(r.outcomes, config.seed)} for name, r in singles.items()}
     multi = {}
@@ -118,7 +144,7 @@ def assemble(singles: dict[str, SystemRun], pairs: dict, config: EvalConfig, tas
                                    g, [o for o in ex if o.dataset == d]) for d, g in groups.items()})}}
     points = {n: (s["avg"]["sr"]["value"], s["avg"]["fcr"]["value"]) for n, s in systems.items()
               if s["avg"]["sr"]["value"] is not None and s["avg"]["fcr"]["value"] is not None}
-    return {"splits": list(config.splits), "epochs": config.epochs, "turn_cap": cap,
+    return {"splits": list(config.splits), "epochs": config.epochs, "turn_caps": caps,
             "executor_max_turns": 8, "planner_rounds": 2,
             "n_original": sum(t.feasible for t in tasks), "n_infeasible": sum(not t.feasible for t in tasks),
             "simulated": any(s["simulated"] for s in systems.values()),

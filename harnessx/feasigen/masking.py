@@ -83,6 +83,20 @@ def query_grounded(task: Task, masked: set[str], observations: list[str]) -> lis
     return sorted(set(flags))
 
 
+def evidence_of(task: Task, critical: list[str]) -> Evidence:
+    """The offered tool list shows the mask from the start (spec); on a multi-turn task
+    (`reference.turns`) the blocker shows at the first user turn whose gold calls need a masked tool."""
+    turns = getattr(task.reference, "turns", None)
+    if not turns:
+        return Evidence(where="spec")
+    start = 0
+    for turn, count in enumerate(turns):
+        if any(a.name in critical for a in task.reference.actions[start:start + count]):
+            return Evidence(where="observation", turn=turn)
+        start += count
+    return Evidence(where="observation", turn=0)
+
+
 def original_of(task: Task, dataset: str, infeasible_id: str | None) -> Task:
     meta = {**task.metadata, "benchmark": BENCHMARK,
             BENCHMARK: {"dataset": dataset, "role": "original", "infeasible_id": infeasible_id}}
@@ -104,5 +118,5 @@ def infeasible_of(task: Task, critical: list[str], dataset: str, record: dict) -
                                 description=f"The task needs {tools}, which every successful solution used; "
                                             "it is not among the offered tools.",
                                 key_facts=list(critical)),
-                evidence=Evidence(where="spec"), forbidden=[], user_scenario=task.user_scenario,
+                evidence=evidence_of(task, critical), forbidden=[], user_scenario=task.user_scenario,
                 reference=task.reference, metadata=meta)
