@@ -78,6 +78,8 @@ def test_macro_average_is_the_unweighted_mean_over_datasets():
     assert round(100 * avg["value"], 1) == 23.5 and avg["datasets"] == 4
     lo, hi = avg["ci"]
     assert lo < avg["value"] < hi
+    zero = macro({"a": Rate(0, 19), "b": Rate(0, 5)})
+    assert zero["value"] == 0.0 and zero["ci"][1] > 0.0          # 0/n still has an upper bound above zero
 
 
 def test_table6_counts_are_false_continues():

@@ -135,15 +135,16 @@ def multi_agent_fass(system_infeasible: Sequence[Outcome], executor_original: Se
 
 
 def macro(rates: dict[str, Rate]) -> dict:
-    """Unweighted mean over datasets with a normal-approximation 95% CI (independent datasets;
-    with one dataset, its Wilson interval)."""
+    """Unweighted mean over datasets with a normal-approximation 95% CI (independent datasets, each
+    standard error from its Wilson interval); with one dataset, its Wilson interval."""
     parts = [r for r in rates.values() if r.n]
     if not parts:
         return {"value": None, "datasets": 0, "ci": None}
     if len(parts) == 1:  # one dataset: its own k/n and Wilson interval
         return {"value": parts[0].value, "datasets": 1, "ci": list(parts[0].ci)}
     mean = sum(r.value for r in parts) / len(parts)
-    var = sum(r.value * (1 - r.value) / r.n for r in parts) / len(parts) ** 2
+    # each dataset's standard error read off its Wilson interval (never zero at 0% or 100%)
+    var = sum(((r.ci[1] - r.ci[0]) / (2 * 1.96)) ** 2 for r in parts) / len(parts) ** 2
     half = 1.96 * math.sqrt(var)
     return {"value": mean, "datasets": len(parts), "ci": [max(0.0, mean - half), min(1.0, mean + half)]}
 
