@@ -41,15 +41,16 @@ def split_block(split: str, tasks: list[Task], evaluations: dict[str, Evaluation
     }
 
 
-def _search_metrics(contender: Contender, splits: dict) -> tuple[dict | None, str]:
+def _search_metrics(contender: Contender, splits: dict, env: str | None = None) -> tuple[dict | None, str]:
     if SEARCH in splits:
         return splits[SEARCH]["harnesses"][contender.label]["metrics"], "evaluated here"
     if contender.run is not None:
         card = contender.run.search_scorecard(contender.role, contender.harness.hash)
         if card:
             metrics = {m: card[m] for m in METRICS if m in card}
-            env = contender.run.config.get("env")
-            source = f"recorded by search {contender.run.name}" + (f" on env {env}" if env else "")
+            searched_on = contender.run.config.get("env")  # named when it is another suite (a transfer)
+            source = f"recorded by search {contender.run.name}" + (
+                f" on env {searched_on}" if searched_on and searched_on != env else "")
             strata = _search_strata(contender)
             if strata is not None and "feasible" not in strata:
                 # a blocked-only search (objective sa): its solve is empty and its "joint" is strict SA
@@ -72,11 +73,11 @@ def _search_strata(contender: Contender) -> tuple[str, ...] | None:
     return tuple(objective.strata) if objective is not None else None
 
 
-def transfer_rows(contenders: list[Contender], splits: dict) -> list[dict]:
+def transfer_rows(contenders: list[Contender], splits: dict, env: str | None = None) -> list[dict]:
     """Search-split (selection data) vs held-out score of the same harness, per held-out split."""
     rows = []
     for contender in contenders:
-        search, source = _search_metrics(contender, splits)
+        search, source = _search_metrics(contender, splits, env)
         for split, block in splits.items():
             if split == SEARCH:
                 continue
@@ -103,4 +104,4 @@ async def compare(runner: Runner, contenders: list[Contender], tasks_by_split: d
     return {"env": runner.suite.name, "model": runner.model.describe(), "simulated": runner.model.simulated,
             "seeds": list(seeds), "n_resamples": n_resamples, "bootstrap_seed": seed,
             "contenders": [c.to_dict() for c in contenders], "splits": splits,
-            "transfer": transfer_rows(contenders, splits)}
+            "transfer": transfer_rows(contenders, splits, runner.suite.name)}
