@@ -48,3 +48,13 @@ def test_an_objective_with_a_value_key_reads_benchmark_values_and_skips_invalid_
     assert (rate.n, rate.excluded, rate.value) == (2, 1, 0.625)
     assert [objective.trial_value(s) for s in scores] == [1.0, 0.25, None]
     assert card.to_dict()["values"]["fass"]["n"] == 2
+
+
+def test_a_search_refuses_an_objective_its_tasks_do_not_measure(tmp_path):
+    from harnessx.envs.toy import ToySuite
+    from harnessx.search import Search, SearchConfig
+
+    cfg = SearchConfig(objective="kas", env="toy", runs_dir=str(tmp_path), tracking_uri=None)
+    with pytest.raises(InputError, match="'kas' is not measured by any search task of --env toy"):
+        Search(cfg, suite=ToySuite(2))
+    assert not (tmp_path / "kas-toy").exists()

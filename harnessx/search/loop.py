@@ -26,7 +26,7 @@ from harnessx.models.preflight import preflight
 from harnessx.search.arena import Arena, BudgetExhausted
 from harnessx.search.breaker import CircuitBreaker, ModelOutage
 from harnessx.search.uris import check_stores
-from harnessx.search.objectives import get_objective
+from harnessx.search.objectives import check_measured, get_objective
 from harnessx.search.proposers import Proposal, Proposer, RoundContext, make_proposer
 from harnessx.search.traces import failing
 from harnessx.search.rundir import RunDir
@@ -113,6 +113,7 @@ class Search:
         self.space = load_space(config.space)
         self.suite = suite or get_suite(config.env, **config.suite_options)
         self.tasks = self.suite.tasks("search")
+        check_measured(self.objective, self.tasks, config.env)
         self.model = ModelClient(config.model, api_base=config.api_base)
         self.proposer = proposer or make_proposer(config.proposer, meta_model=config.meta_model)
         self.acceptance = acceptance or make_acceptance(config.accept, **(

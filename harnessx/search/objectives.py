@@ -19,3 +19,16 @@ def get_objective(name: str) -> Objective:
     if name not in known:
         raise InputError("--objective", f"unknown objective {name!r}", f"one of {', '.join(known)}")
     return known[name]
+
+
+def check_measured(objective: Objective, tasks: list, env: str) -> None:
+    """Refuse an objective that no search task measures (it would select on an empty value)."""
+    from harnessx.benchmarks import benchmark_of
+
+    if objective.value_key is None:
+        return
+    if not any(objective.name in benchmark_of(t).objectives for t in objective.tasks(tasks)):
+        owners = sorted({benchmark_of(t).name for t in tasks}) or ["none"]
+        raise InputError("--objective", f"{objective.name!r} is not measured by any search task of --env {env} "
+                                        f"(its tasks are scored by: {', '.join(owners)})",
+                         "an environment whose tasks are scored by the benchmark that declares this objective")
