@@ -25,6 +25,7 @@ COMMANDS = {
     "view": ("harnessx.cli.view_cmd", "Browse runs, search trees, candidates and trajectories in a local web viewer."),
     "kapro": ("harnessx.cli.kapro_cmd", "KAPRO: knowing vs acting on tool needs (eval, report)."),
     "cf": ("harnessx.cli.cf_cmd", "Confident Fools: when to search and when to answer from memory."),
+    "worker": ("harnessx.cli.worker_cmd", "Join a running search (--executor queue) and run rollouts from its queue."),
 }
 
 
