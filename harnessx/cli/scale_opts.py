@@ -20,5 +20,9 @@ def check_executor(executor: str, ray_address: str | None, storage: str | None) 
         raise InputError("--executor", f"unknown executor {executor!r}", f"one of {', '.join(EXECUTORS)}")
     if ray_address and executor != "ray":
         raise InputError("--ray-address", f"applies to --executor ray, not {executor!r}")
-    if executor == "queue" and not storage:
-        raise InputError("--executor queue", "needs --storage", "an Optuna RDB URL such as postgresql://…")
+    if executor == "queue":
+        if not storage:
+            raise InputError("--executor queue", "needs --storage", "an Optuna RDB URL such as postgresql://…")
+        from harnessx.executors.rollout_queue import check_rdb_url
+
+        check_rdb_url(storage)

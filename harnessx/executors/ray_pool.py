@@ -72,6 +72,7 @@ class RayExecutor:
         self.slots = self.workers * per_worker
         self._semaphores: dict[int, asyncio.Semaphore] = {}
         self.retried = 0  # attempts lost to a dead worker and run again
+        self.down: set[int] = set()  # actors being restarted by Ray
 
     def _semaphore(self) -> asyncio.Semaphore:
         loop_id = id(asyncio.get_running_loop())
@@ -80,26 +81,51 @@ class RayExecutor:
         return self._semaphores[loop_id]
 
     async def run(self, job: RolloutJob) -> tuple[RolloutResult, Trajectory]:
-        from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError, WorkerCrashedError
+        from ray.exceptions import RayActorError, WorkerCrashedError
 
-        lost = (RayActorError, ActorDiedError, ActorUnavailableError, WorkerCrashedError)
         payload = (job.harness.model_dump_json(), job.task.model_dump_json(), job.seed, job.key, job.challenge)
         errors: list[str] = []
         async with self._semaphore():
             for _attempt in range(self.retries + 1):
-                i = min(range(self.workers), key=self.load.__getitem__)
+                i = await self._pick()
                 self.load[i] += 1
                 try:
                     result_json, traj_jsonl = await self.actors[i].run.remote(*payload)
-                except lost as exc:  # the worker died: nothing of this attempt is kept
+                except (RayActorError, WorkerCrashedError) as exc:  # the worker died: nothing of it is kept
                     errors.append(f"worker {i}: {type(exc).__name__}")
                     self.retried += 1
+                    self._mark_down(i)
                     continue
                 finally:
                     self.load[i] -= 1
                 return RolloutResult.model_validate_json(result_json), Trajectory.from_jsonl(traj_jsonl)
         raise ExecutorError(f"rollout {job.key} ({job.task.id}, seed {job.seed}): Ray workers died on every one of "
                             f"{self.retries + 1} attempts ({'; '.join(errors)})")
+
+    async def _pick(self) -> int:
+        """The least busy live actor; while all are restarting, wait for one."""
+        while True:
+            live = [i for i in range(self.workers) if i not in self.down]
+            if live:
+                return min(live, key=self.load.__getitem__)
+            await asyncio.sleep(0.1)
+
+    def _mark_down(self, i: int) -> None:
+        if i not in self.down:
+            self.down.add(i)
+            asyncio.get_running_loop().create_task(self._revive(i))
+
+    async def _revive(self, i: int) -> None:
+        """Ray restarts a dead actor; it takes jobs again once it answers."""
+        from ray.exceptions import RayActorError
+
+        for _ in range(600):
+            try:
+                await self.actors[i].pid.remote()
+                break
+            except RayActorError:
+                await asyncio.sleep(0.5)
+        self.down.discard(i)
 
     async def aclose(self) -> None:
         for actor in self.actors:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,7 @@ except ImportError:  # pragma: no cover - older Optuna
     from optuna.storages import RetryFailedTrialCallback as _Retry
     _RETRY_KW = "failed_trial_callback"
 
+warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)  # heartbeats, retry callback
 RDB_SCHEMES = ("postgresql", "mysql", "sqlite", "oracle", "mssql")
 CONFIG_ATTR = "harnessx.config"
 DONE_ATTR = "harnessx.done"

@@ -1,0 +1,102 @@
+"""Services and helpers for the scale-out tests: a PostgreSQL database per test, a local Ray
+instance per module, a fixed-latency simulated model, and suites whose environment fails or whose
+worker dies on purpose.
+
+PostgreSQL comes from `HARNESSX_PG_URL` (`.ci/run` starts one with `.ci/postgres.sh` and exports
+it). Without it these tests skip locally and fail under CI.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+from harnessx.envs.toy import ToyEnv, ToySuite
+
+PG_ENV = "HARNESSX_PG_URL"
+LATENCY_S = 0.02  # per model call of the simulated agent: fixed, so rollouts wait like real calls
+
+
+def fixed_latency_model(tmp: Path, latency_s: float = LATENCY_S) -> str:
+    """A `sim/<path>` profile: the baseline simulated agent with a fixed per-call latency."""
+    path = tmp / f"sim-fixed-{int(latency_s * 1000)}ms.yaml"
+    path.write_text(f"extends: baseline\nlatency: {{dist: fixed, mean_s: {latency_s}}}\n")
+    return f"sim/{path}"
+
+
+def _admin_url() -> str:
+    url = os.environ.get(PG_ENV)
+    if not url:
+        if os.environ.get("CI"):
+            pytest.fail(f"{PG_ENV} is not set: .ci/run starts PostgreSQL with .ci/postgres.sh and exports it")
+        pytest.skip(f"{PG_ENV} is not set (start a server with `bash .ci/postgres.sh` and export the URL it prints)")
+    return url
+
+
+@pytest.fixture
+def pg_url():
+    """A fresh, empty PostgreSQL database for one test, dropped afterwards."""
+    import psycopg
+
+    admin = _admin_url()
+    name = f"hx_test_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    yield admin.rsplit("/", 1)[0] + f"/{name}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="module")
+def ray_local():
+    """A private local Ray with 4 logical CPUs (rollouts mostly wait on the model), stopped after the module."""
+    ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
+    import ray.cloudpickle
+
+    import scale_services
+
+    ray.cloudpickle.register_pickle_by_value(scale_services)  # the test suites below, on Ray's workers
+    ray.init(address="local", num_cpus=4, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+class FailingEnv(ToyEnv):
+    """The toy environment, except that resetting any `*-missing` task raises (an environment failure)."""
+
+    async def reset(self, task, abandon):
+        if task.id.endswith("-missing"):
+            raise OSError(f"sandbox for {task.id} could not start")
+        return await super().reset(task, abandon)
+
+
+class FailingSuite(ToySuite):
+    def make_env(self):
+        return FailingEnv()
+
+
+class DyingEnv(ToyEnv):
+    """Kills its whole process the first time it runs a tool for `toy-0` (a worker dying mid-rollout);
+    the marker file makes every later attempt succeed."""
+
+    def __init__(self, marker: str):
+        super().__init__()
+        self.marker = marker
+
+    async def execute(self, call):
+        if self.task is not None and self.task.id == "toy-0" and not os.path.exists(self.marker):
+            Path(self.marker).write_text(str(os.getpid()))
+            os._exit(1)
+        return await super().execute(call)
+
+
+class DyingSuite(ToySuite):
+    def __init__(self, marker: str):
+        super().__init__()
+        self.marker = marker
+
+    def make_env(self):
+        return DyingEnv(self.marker)

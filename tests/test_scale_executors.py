@@ -1,0 +1,95 @@
+"""The executor seam: Ray gives the same rollouts as the in-process executor; a Ray worker dying
+mid-rollout is retried and counted once; environment failures stay excluded and named; bad
+executor options are one clear error."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from typer.testing import CliRunner
+
+from harnessx.agent.runner import Runner
+from harnessx.cli.main import app
+from harnessx.envs.toy import ToySuite
+from harnessx.executors import ExecutorConfig, make_executor
+from harnessx.harness import load_preset
+from harnessx.models.client import ModelClient
+from scale_services import DyingSuite, FailingSuite, fixed_latency_model, ray_local  # noqa: F401
+
+SEEDS = [0, 1]
+
+
+def _run(suite, model, executor, progress=None):
+    runner = Runner(suite, model, concurrency=8, executor=executor)
+
+    async def go():
+        try:
+            return await runner.run_many(load_preset("A1"), suite.tasks(), SEEDS, progress=progress)
+        finally:
+            await runner.aclose()
+
+    return runner, asyncio.run(go())
+
+
+WALL_CLOCK = {"latency_s", "duration_s"}
+
+
+def _events(traj) -> list[tuple]:
+    """A trajectory's events without their times (the hash chain covers times, so heads differ run to run)."""
+    return [(e.kind, e.step, e.author, {k: v for k, v in e.data.items() if k not in WALL_CLOCK}) for e in traj]
+
+
+def _facts(runner, results):
+    """What a rollout produced, minus wall-clock: status, reward, usage, steps, stop reason, every event."""
+    return sorted(((r.key, r.status, r.reward, r.usage.model_dump_json(), r.steps, r.stop_reason, r.abandoned_by),
+                   repr(_events(runner.trajectory(r)))) for r in results)
+
+
+def test_ray_pool_gives_the_in_process_rollouts(tmp_path, ray_local):
+    model = ModelClient(fixed_latency_model(tmp_path))
+    seen = {"asyncio": 0, "ray": 0}
+    local, local_results = _run(ToySuite(), model, "asyncio", progress=lambda r: seen.__setitem__("asyncio", seen["asyncio"] + 1))
+    ray_exec = make_executor(ExecutorConfig("ray", workers=4), ToySuite(), model)
+    remote, remote_results = _run(ToySuite(), model, ray_exec, progress=lambda r: seen.__setitem__("ray", seen["ray"] + 1))
+    assert len(local_results) == 12 * len(SEEDS)
+    assert _facts(remote, remote_results) == _facts(local, local_results)
+    assert remote.model_calls == local.model_calls > 0          # accounting: calls paid, once each
+    assert seen["ray"] == seen["asyncio"] == len(local_results)  # progress: one tick per rollout
+    assert all(remote.trajectory(r).is_authentic() for r in remote_results)
+
+
+def test_a_dying_ray_worker_is_retried_and_counted_once(tmp_path, ray_local):
+    model = ModelClient(fixed_latency_model(tmp_path))
+    marker = tmp_path / "died"
+    local, local_results = _run(ToySuite(), model, "asyncio")
+    ray_exec = make_executor(ExecutorConfig("ray", workers=1), DyingSuite(str(marker)), model)
+    remote, remote_results = _run(DyingSuite(str(marker)), model, ray_exec)
+    assert marker.is_file()                  # a worker process really died mid-rollout (toy-0, first attempt)
+    assert ray_exec.retried >= 1
+    assert _facts(remote, remote_results) == _facts(local, local_results)
+    assert remote.model_calls == local.model_calls  # the dead attempt's calls are not counted
+
+
+def test_environment_failures_on_ray_stay_excluded_and_named(tmp_path, ray_local):
+    model = ModelClient(fixed_latency_model(tmp_path))
+    local, local_results = _run(FailingSuite(), model, "asyncio")
+    remote, remote_results = _run(FailingSuite(), model, make_executor(ExecutorConfig("ray", workers=1),
+                                                                        FailingSuite(), model))
+    failed = [r for r in remote_results if r.status == "env_failure"]
+    assert len(failed) == 4 * len(SEEDS) and not any(r.valid for r in failed)
+    assert all("could not start" in remote.trajectory(r).first("error").data["detail"] for r in failed)
+    assert _facts(remote, remote_results) == _facts(local, local_results)
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--executor", "spark"], "--executor: unknown executor 'spark'"),
+    (["--executor", "queue"], "--executor queue: needs --storage"),
+    (["--executor", "queue", "--storage", "runs/x.log"], "needs an Optuna RDB storage URL"),
+    (["--ray-address", "auto"], "--ray-address: applies to --executor ray"),
+])
+def test_bad_executor_options_are_one_clear_error(tmp_path, args, needle):
+    result = CliRunner().invoke(app, ["search", "--env", "toy", "--rounds", "0", "--no-mlflow", "--runs-dir",
+                                      str(tmp_path), *args])
+    assert result.exit_code == 2, result.output
+    assert needle in " ".join(result.output.split())
