@@ -37,17 +37,31 @@ def _admin_url() -> str:
 
 
 @pytest.fixture
-def pg_url():
-    """A fresh, empty PostgreSQL database for one test, dropped afterwards."""
+def pg_databases():
+    """Makes fresh, empty PostgreSQL databases (one per store: Optuna and MLflow each keep their own
+    alembic version table); all are dropped after the test."""
     import psycopg
 
     admin = _admin_url()
-    name = f"hx_test_{uuid.uuid4().hex[:10]}"
+    made: list[str] = []
+
+    def make() -> str:
+        name = f"hx_test_{uuid.uuid4().hex[:10]}"
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        made.append(name)
+        return admin.rsplit("/", 1)[0] + f"/{name}"
+
+    yield make
     with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    yield admin.rsplit("/", 1)[0] + f"/{name}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        for name in made:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def pg_url(pg_databases):
+    """A fresh, empty PostgreSQL database for one test."""
+    return pg_databases()
 
 
 @pytest.fixture(scope="module")

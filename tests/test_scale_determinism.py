@@ -37,10 +37,16 @@ def _summary(result) -> dict:
             "accepted_rounds": s["accepted_rounds"], "stop_reason": s["stop_reason"]}
 
 
-def _workers(run_dir, n):
+def _workers(n, *args):
+    """n `harnessx worker` processes (stopped by the caller, by their PIDs)."""
     env = {**os.environ, "PYTHONPATH": REPO + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return [subprocess.Popen([sys.executable, "-m", "harnessx.cli.main", "worker", str(run_dir), "--wait", "120"],
+    return [subprocess.Popen([sys.executable, "-m", "harnessx.cli.main", "worker", *args, "--wait", "180"],
                              env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for _ in range(n)]
+
+
+def _answered(output: str) -> int:
+    """The worker's closing count of rollouts it answered."""
+    return int(" ".join(output.split()).split(" rollouts answered")[0].rsplit(" ", 1)[-1])
 
 
 @pytest.mark.slow
@@ -56,7 +62,7 @@ def test_one_process_ray_and_postgres_workers_select_the_same_harness_with_the_s
 
     pg_cfg = dict(base, name="pg", executor="queue", storage=pg_url)
     first = _search(SearchConfig(**{**pg_cfg, "rounds": 1, "workers": 1}))  # the search works its own queue
-    workers = _workers(tmp_path / "runs" / "pg", 2)
+    workers = _workers(2, str(tmp_path / "runs" / "pg"))
     try:                                                             # resumed: it only decides; 2 workers run
         on_pg = _search(SearchConfig(**{**pg_cfg, "workers": 0}), resume=True)
         outputs = [w.communicate(timeout=120)[0] for w in workers]  # they stop once the search is done
@@ -64,7 +70,7 @@ def test_one_process_ray_and_postgres_workers_select_the_same_harness_with_the_s
         for w in workers:
             if w.poll() is None:
                 w.kill()
-    answered = [int(o.split(" rollouts answered")[0].rsplit(" ", 1)[-1]) for o in (" ".join(x.split()) for x in outputs)]
+    answered = [_answered(o) for o in outputs]
 
     assert on_ray.summary["selected"]["hash"] == one.summary["selected"]["hash"] == on_pg.summary["selected"]["hash"]
     assert _ledger(on_ray) == _ledger(one) == _ledger(on_pg)

@@ -74,6 +74,24 @@ def worker(
     stats = asyncio.run(serve())
     console.print(f"worker {worker_id()}: {stats.done} rollouts answered, {stats.dropped} dropped (failed as stale "
                   f"meanwhile), {stats.failed} failed, busy {stats.busy_s:.1f}s")
+    _track(shared, study, stats)
+
+
+def _track(shared: dict, run_name: str, stats) -> None:
+    """This worker's nested run under the search's MLflow parent (tracking servers and database stores;
+    a relative sqlite path would name another file on this machine, so it is skipped unless it exists)."""
+    from harnessx.executors.rollout_queue import worker_id
+    from harnessx.search.tracking import log_worker_run
+
+    uri = shared.get("tracking_uri")
+    if not uri or (uri.startswith("sqlite:///") and not Path(uri.removeprefix("sqlite:///")).is_file()):
+        return
+    metrics = {"rollouts": stats.done, "dropped": stats.dropped, "failed": stats.failed, "busy_s": stats.busy_s}
+    run_id = log_worker_run(uri, run_name, worker_id(), metrics)
+    if run_id is None:
+        console.print(f"[yellow]MLflow at {uri}: no parent run for {run_name}; this worker's run was not logged[/]")
+    else:
+        console.print(f"MLflow: worker run {run_id} under {run_name}'s parent at {uri}")
 
 
 def register(app: typer.Typer) -> None:
