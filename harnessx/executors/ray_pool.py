@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Callable
 
 from harnessx.agent.result import RolloutResult
@@ -67,7 +68,10 @@ class RayExecutor:
         self.workers = workers or min(MAX_DEFAULT_WORKERS, available)
         actor = ray.remote(RolloutActor).options(num_cpus=cpus_per_worker, max_restarts=-1, max_task_retries=0,
                                                  max_concurrency=per_worker)
+        started = time.monotonic()
         self.actors = [actor.remote(suite_factory, model) for _ in range(self.workers)]
+        ray.get([a.pid.remote() for a in self.actors])  # every actor built its suite: setup errors surface now
+        self.startup_s = time.monotonic() - started
         self.load = [0] * self.workers
         self.slots = self.workers * per_worker
         self._semaphores: dict[int, asyncio.Semaphore] = {}
