@@ -78,39 +78,31 @@ def ray_local():
     ray.shutdown()
 
 
-class FailingEnv(ToyEnv):
-    """The toy environment, except that resetting any `*-missing` task raises (an environment failure)."""
+class FlakyEnv(ToyEnv):
+    """The toy environment with two faults: resetting any `*-missing` task raises (an environment
+    failure), and the first time it runs a tool for `toy-0` it kills its whole process (a worker dying
+    mid-rollout); the marker file makes every later attempt succeed."""
+
+    def __init__(self, marker: str | None):
+        super().__init__()
+        self.marker = marker
 
     async def reset(self, task, abandon):
         if task.id.endswith("-missing"):
             raise OSError(f"sandbox for {task.id} could not start")
         return await super().reset(task, abandon)
 
-
-class FailingSuite(ToySuite):
-    def make_env(self):
-        return FailingEnv()
-
-
-class DyingEnv(ToyEnv):
-    """Kills its whole process the first time it runs a tool for `toy-0` (a worker dying mid-rollout);
-    the marker file makes every later attempt succeed."""
-
-    def __init__(self, marker: str):
-        super().__init__()
-        self.marker = marker
-
     async def execute(self, call):
-        if self.task is not None and self.task.id == "toy-0" and not os.path.exists(self.marker):
+        if self.marker and self.task is not None and self.task.id == "toy-0" and not os.path.exists(self.marker):
             Path(self.marker).write_text(str(os.getpid()))
             os._exit(1)
         return await super().execute(call)
 
 
-class DyingSuite(ToySuite):
-    def __init__(self, marker: str):
+class FlakySuite(ToySuite):
+    def __init__(self, marker: str | None = None):
         super().__init__()
         self.marker = marker
 
     def make_env(self):
-        return DyingEnv(self.marker)
+        return FlakyEnv(self.marker)
