@@ -85,3 +85,14 @@ def test_bad_executor_options_are_one_clear_error(tmp_path, args, needle):
                                       str(tmp_path), *args])
     assert result.exit_code == 2, result.output
     assert needle in " ".join(result.output.split())
+
+
+def test_worker_refuses_what_it_cannot_join(tmp_path):
+    runner = CliRunner()
+    no_args = runner.invoke(app, ["worker"])
+    assert no_args.exit_code == 2 and "runs/<name>, or --storage and --study" in " ".join(no_args.output.split())
+    not_a_run = runner.invoke(app, ["worker", str(tmp_path)])
+    assert not_a_run.exit_code == 2 and "no config.json" in not_a_run.output
+    (tmp_path / "config.json").write_text('{"storage": null}')  # a search without --storage has no queue
+    no_queue = runner.invoke(app, ["worker", str(tmp_path)])
+    assert no_queue.exit_code == 2 and "needs an Optuna RDB storage URL" in " ".join(no_queue.output.split())
