@@ -4,7 +4,8 @@ workers and on 2 `harnessx worker` processes sharing a PostgreSQL rollout queue.
 The task agent is the simulated agent with a fixed per-call latency (`--latency`, seconds), so a
 rollout waits on its "model" like a real API call; on a 2-core machine that latency-bound case
 can still scale. Each mode runs the same search (toy suite, `--rounds` x `--proposals`, seed 0)
-from scratch and must select the same harness. Printed per mode: wall time of the search (Ray pool
+from scratch and must select the same harness. Reference rows "in-process, N at once" run the
+search in one process with N rollouts in flight: the search's own limit (its stage barriers). Printed per mode: wall time of the search (Ray pool
 start-up measured apart and left out), speed-up over one in-process worker, and that speed-up as
 a ratio to ideal (N workers = N x). Then, on paper: the speed-up projected for more workers, at the
 measured efficiency, until the provider rate limit `--rate-limit` (calls/s) binds: N workers keep
@@ -94,15 +95,19 @@ def main() -> None:
                 proposals=args.proposals, seed=0, tracking_uri=None)
     rows: list[tuple[str, int, float, dict, float]] = []
 
-    def mode(label: str, workers: int, **cfg) -> None:
-        wall, summary, startup = run_search(SearchConfig(**base, runs_dir=str(tmp / "runs"), name=label, **cfg))
-        rows.append((label, workers, wall, summary, startup))
+    def mode(label: str, n_workers: int, name: str | None = None, **cfg) -> None:
+        name = name or label.replace(" ", "").replace(",", "-")
+        wall, summary, startup = run_search(SearchConfig(**base, runs_dir=str(tmp / "runs"), name=name, **cfg))
+        rows.append((label, n_workers, wall, summary, startup))
         print(f"  {label:24} {wall:7.1f}s  (+{startup:.1f}s pool start-up)  selected {summary['selected']['hash']}",
               flush=True)
 
     print(f"fixed search: toy suite, R0 + {args.rounds} x {args.proposals}, paired acceptance, simulated agent "
           f"with {args.latency}s per model call; {os.cpu_count()} CPU cores")
     mode("in-process, 1 worker", 1, concurrency=1)
+    ray_ns = [int(w) for w in args.ray_workers.split(",")]
+    for n in (n for n in ray_ns if n > 1):  # reference: the same search's own limit (its stage barriers), no Ray
+        mode(f"in-process, {n} at once", n, concurrency=n)
     import ray
 
     ray.init(address="local", num_cpus=max(int(w) for w in args.ray_workers.split(",")), include_dashboard=False,
@@ -115,7 +120,7 @@ def main() -> None:
         workers = start_workers(2, storage, study)
         try:
             wait_ready(storage, 2)
-            mode("postgres queue, 2 workers", 2, executor="queue", storage=storage, workers=0)
+            mode("postgres queue, 2 workers", 2, name=study, executor="queue", storage=storage, workers=0)
         finally:
             for w in workers:
                 w.wait(timeout=120) if w.poll() is None else None
@@ -132,16 +137,17 @@ def main() -> None:
     for label, n, wall, s, _ in rows:
         speedup = base_wall / wall
         ratio = speedup / n
-        if n > 1 and label.startswith("ray"):
+        if n > 1 and label.startswith("ray") and n <= (os.cpu_count() or 1):
             effs.append(ratio)
         print(f"{label:26} {wall:7.1f} {speedup:9.2f} {n:6d} {ratio:6.2f}  "
               f"{s['selected']['hash'] == summary['selected']['hash'] and s['rollouts'] == rollouts}")
     eff = min(effs) if effs else 1.0
     cap = args.rate_limit * args.latency
-    print(f"\nprojection (on paper): speed-up(N) = min(N x {eff:.2f} [lowest measured Ray ratio], "
+    print(f"\nprojection (on paper): speed-up(N) = min(N x {eff:.2f} [lowest Ray ratio up to the core count], "
           f"rate limit {args.rate_limit:g} calls/s x {args.latency}s latency = {cap:.1f})")
     print("  " + "  ".join(f"N={n}: {min(n * eff, cap):.1f}" for n in (1, 2, 4, 8, 16, 32, 64, 128, 256)))
-    print("  (a search's round barrier also caps it: no stage has more rollouts in flight than its proposals x tasks)")
+    print("  (the search's own stage barriers cap it too: the in-process 'N at once' rows measure that cap without "
+          "Ray or a database; no stage has more rollouts in flight than proposals x tasks x epochs)")
 
 
 if __name__ == "__main__":

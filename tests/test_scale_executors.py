@@ -49,9 +49,13 @@ def _facts(runner, results):
 def test_ray_pool_gives_the_in_process_rollouts(tmp_path, ray_local):
     model = ModelClient(fixed_latency_model(tmp_path))
     seen = {"asyncio": 0, "ray": 0}
-    local, local_results = _run(ToySuite(), model, "asyncio", progress=lambda r: seen.__setitem__("asyncio", seen["asyncio"] + 1))
+
+    def tick(kind):
+        return lambda result: seen.__setitem__(kind, seen[kind] + 1)
+
+    local, local_results = _run(ToySuite(), model, "asyncio", progress=tick("asyncio"))
     ray_exec = make_executor(ExecutorConfig("ray", workers=4), ToySuite(), model)
-    remote, remote_results = _run(ToySuite(), model, ray_exec, progress=lambda r: seen.__setitem__("ray", seen["ray"] + 1))
+    remote, remote_results = _run(ToySuite(), model, ray_exec, progress=tick("ray"))
     assert len(local_results) == 12 * len(SEEDS)
     assert _facts(remote, remote_results) == _facts(local, local_results)
     assert remote.model_calls == local.model_calls > 0          # accounting: calls paid, once each

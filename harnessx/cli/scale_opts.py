@@ -11,8 +11,9 @@ ExecutorOpt = typer.Option("asyncio", "--executor", help="Where rollouts run: " 
     f"{k} = {v}" for k, v in EXECUTORS.items()) + ".")
 RayAddressOpt = typer.Option(None, "--ray-address", help="ray: `auto` (a running cluster, e.g. `ray start --head`), "
                              "ray://host:10001, or none for a local Ray started by this command.")
-WorkersOpt = typer.Option(None, "--workers", min=0, help="ray: actors in the pool (default: CPUs, at most 8); queue: "
-                          "rollouts this process runs itself besides the attached workers (default 1, 0 = decide only).")
+WorkersOpt = typer.Option(None, "--workers", min=0, help="ray: actors in the pool (default: CPUs, at most 8); "
+                          "queue: rollouts this process runs itself besides the attached workers (default 1, "
+                          "0 = decide only).")
 
 
 def check_executor(executor: str, ray_address: str | None, storage: str | None) -> None:
