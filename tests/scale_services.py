@@ -9,6 +9,8 @@ it). Without it these tests skip locally and fail under CI.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -16,6 +18,7 @@ import pytest
 
 from harnessx.envs.toy import ToyEnv, ToySuite
 
+REPO = Path(__file__).resolve().parent.parent
 PG_ENV = "HARNESSX_PG_URL"
 LATENCY_S = 0.02  # per model call of the simulated agent: fixed, so rollouts wait like real calls
 
@@ -106,3 +109,29 @@ class FlakySuite(ToySuite):
 
     def make_env(self):
         return FlakyEnv(self.marker)
+
+
+WALL_CLOCK = {"latency_s", "duration_s"}
+
+
+def _events(traj) -> list[tuple]:
+    """A trajectory's events without their times (the hash chain covers times, so heads differ run to run)."""
+    return [(e.kind, e.step, e.author, {k: v for k, v in e.data.items() if k not in WALL_CLOCK}) for e in traj]
+
+
+def facts(runner, results):
+    """What a rollout produced, minus wall-clock: status, reward, usage, steps, stop reason, every event."""
+    return sorted(((r.key, r.status, r.reward, r.usage.model_dump_json(), r.steps, r.stop_reason, r.abandoned_by),
+                   repr(_events(runner.trajectory(r)))) for r in results)
+
+
+def workers(n, *args):
+    """n `harnessx worker` processes (stopped by the caller, by their PIDs)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return [subprocess.Popen([sys.executable, "-m", "harnessx.cli.main", "worker", *args, "--wait", "180"],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for _ in range(n)]
+
+
+def answered(output: str) -> int:
+    """The worker's closing count of rollouts it answered."""
+    return int(" ".join(output.split()).split(" rollouts answered")[0].rsplit(" ", 1)[-1])

@@ -7,17 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
-import time
 
 import pytest
 
 from harnessx.search import Search, SearchConfig
-from scale_services import fixed_latency_model, pg_url, ray_local  # noqa: F401
+from scale_services import answered, fixed_latency_model, pg_databases, pg_url, ray_local, workers  # noqa: F401
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VOLATILE = {"mlflow_run_id"}  # MLflow is off here; every other field must match exactly
 
 
@@ -37,18 +32,6 @@ def _summary(result) -> dict:
             "accepted_rounds": s["accepted_rounds"], "stop_reason": s["stop_reason"]}
 
 
-def _workers(n, *args):
-    """n `harnessx worker` processes (stopped by the caller, by their PIDs)."""
-    env = {**os.environ, "PYTHONPATH": REPO + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return [subprocess.Popen([sys.executable, "-m", "harnessx.cli.main", "worker", *args, "--wait", "180"],
-                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for _ in range(n)]
-
-
-def _answered(output: str) -> int:
-    """The worker's closing count of rollouts it answered."""
-    return int(" ".join(output.split()).split(" rollouts answered")[0].rsplit(" ", 1)[-1])
-
-
 @pytest.mark.slow
 def test_one_process_ray_and_postgres_workers_select_the_same_harness_with_the_same_ledger(
         tmp_path, pg_url, ray_local):
@@ -62,20 +45,20 @@ def test_one_process_ray_and_postgres_workers_select_the_same_harness_with_the_s
 
     pg_cfg = dict(base, name="pg", executor="queue", storage=pg_url)
     first = _search(SearchConfig(**{**pg_cfg, "rounds": 1, "workers": 1}))  # the search works its own queue
-    workers = _workers(2, str(tmp_path / "runs" / "pg"))
+    procs = workers(2, str(tmp_path / "runs" / "pg"))
     try:                                                             # resumed: it only decides; 2 workers run
         on_pg = _search(SearchConfig(**{**pg_cfg, "workers": 0}), resume=True)
-        outputs = [w.communicate(timeout=120)[0] for w in workers]  # they stop once the search is done
+        outputs = [w.communicate(timeout=120)[0] for w in procs]  # they stop once the search is done
     finally:
-        for w in workers:
+        for w in procs:
             if w.poll() is None:
                 w.kill()
-    answered = [_answered(o) for o in outputs]
+    answered = [answered(o) for o in outputs]
 
     assert on_ray.summary["selected"]["hash"] == one.summary["selected"]["hash"] == on_pg.summary["selected"]["hash"]
     assert _ledger(on_ray) == _ledger(one) == _ledger(on_pg)
     assert _summary(on_ray) == _summary(one) == _summary(on_pg)
     assert len(_ledger(one)) == 1 + 2 * 2
-    assert all(w.returncode == 0 for w in workers)
+    assert all(w.returncode == 0 for w in procs)
     # every rollout of round 2 ran on the two workers, each exactly once
     assert sum(answered) == on_pg.summary["rollouts"] - first.summary["rollouts"] > 0

@@ -15,7 +15,7 @@ from harnessx.envs.toy import ToySuite
 from harnessx.executors import ExecutorConfig, make_executor
 from harnessx.harness import load_preset
 from harnessx.models.client import ModelClient
-from scale_services import FlakySuite, fixed_latency_model, ray_local  # noqa: F401
+from scale_services import FlakySuite, facts as _facts, fixed_latency_model, ray_local  # noqa: F401
 
 SEEDS = [0, 1]
 
@@ -30,20 +30,6 @@ def _run(suite, model, executor, progress=None):
             await runner.aclose()
 
     return runner, asyncio.run(go())
-
-
-WALL_CLOCK = {"latency_s", "duration_s"}
-
-
-def _events(traj) -> list[tuple]:
-    """A trajectory's events without their times (the hash chain covers times, so heads differ run to run)."""
-    return [(e.kind, e.step, e.author, {k: v for k, v in e.data.items() if k not in WALL_CLOCK}) for e in traj]
-
-
-def _facts(runner, results):
-    """What a rollout produced, minus wall-clock: status, reward, usage, steps, stop reason, every event."""
-    return sorted(((r.key, r.status, r.reward, r.usage.model_dump_json(), r.steps, r.stop_reason, r.abandoned_by),
-                   repr(_events(runner.trajectory(r)))) for r in results)
 
 
 def test_ray_pool_gives_the_in_process_rollouts(tmp_path, ray_local):

@@ -15,8 +15,7 @@ import urllib.request
 import pytest
 
 from harnessx.search import Search, SearchConfig
-from scale_services import fixed_latency_model, pg_databases, pg_url  # noqa: F401
-from test_scale_determinism import _answered, _workers
+from scale_services import answered, fixed_latency_model, pg_databases, pg_url, workers  # noqa: F401
 
 
 def _free_port() -> int:
@@ -55,16 +54,16 @@ def test_runs_from_several_workers_land_under_one_parent(tmp_path, pg_url, mlflo
     config = SearchConfig(objective="joint", env="toy", model=fixed_latency_model(tmp_path), rounds=1, proposals=2,
                           runs_dir=str(tmp_path / "runs"), name="team", tracking_uri=mlflow_server,
                           executor="queue", storage=pg_url, workers=0)  # the search only decides
-    workers = _workers(2, "--storage", pg_url, "--study", "team")     # as on machines without the run dir
+    procs = workers(2, "--storage", pg_url, "--study", "team")     # as on machines without the run dir
     try:
         result = asyncio.run(Search(config).run())
-        outputs = [w.communicate(timeout=180)[0] for w in workers]
+        outputs = [w.communicate(timeout=180)[0] for w in procs]
     finally:
-        for w in workers:
+        for w in procs:
             if w.poll() is None:
                 w.kill()
-    assert all(w.returncode == 0 for w in workers), outputs
-    assert sum(_answered(o) for o in outputs) == result.summary["rollouts"]  # every rollout ran on a worker
+    assert all(w.returncode == 0 for w in procs), outputs
+    assert sum(answered(o) for o in outputs) == result.summary["rollouts"]  # every rollout ran on a worker
 
     client = MlflowClient(tracking_uri=mlflow_server)
     experiment = client.get_experiment_by_name("harnessx-search")

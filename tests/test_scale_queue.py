@@ -19,8 +19,7 @@ from harnessx.executors.rollout_queue import QueueSettings, RolloutQueue
 from harnessx.executors.worker import QueueWorker
 from harnessx.harness import load_preset
 from harnessx.models.client import ModelClient
-from scale_services import fixed_latency_model, pg_url  # noqa: F401
-from test_scale_executors import _facts
+from scale_services import facts as _facts, fixed_latency_model, pg_databases, pg_url  # noqa: F401
 
 FAST = {"heartbeat_s": 1, "grace_s": 2, "poll_s": 0.05}
 
