@@ -53,7 +53,7 @@ def test_one_process_ray_and_postgres_workers_select_the_same_harness_with_the_s
         for w in procs:
             if w.poll() is None:
                 w.kill()
-    answered = [answered(o) for o in outputs]
+    counts = [answered(o) for o in outputs]
 
     assert on_ray.summary["selected"]["hash"] == one.summary["selected"]["hash"] == on_pg.summary["selected"]["hash"]
     assert _ledger(on_ray) == _ledger(one) == _ledger(on_pg)
@@ -61,4 +61,4 @@ def test_one_process_ray_and_postgres_workers_select_the_same_harness_with_the_s
     assert len(_ledger(one)) == 1 + 2 * 2
     assert all(w.returncode == 0 for w in procs)
     # every rollout of round 2 ran on the two workers, each exactly once
-    assert sum(answered) == on_pg.summary["rollouts"] - first.summary["rollouts"] > 0
+    assert sum(counts) == on_pg.summary["rollouts"] - first.summary["rollouts"] > 0
