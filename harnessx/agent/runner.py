@@ -14,8 +14,8 @@ from pathlib import Path
 
 from harnessx.agent.records import read_record
 from harnessx.agent.result import RolloutResult
-from harnessx.agent.runtime import run_rollout
 from harnessx.envs.base import Suite
+from harnessx.executors import Executor, ExecutorConfig, RolloutJob, make_executor
 from harnessx.harness.model import Harness
 from harnessx.models.client import ModelClient
 from harnessx.tasks import Task
@@ -66,10 +66,13 @@ class Runner:
     """Evaluates harnesses on tasks. `model_calls` counts calls actually paid for."""
 
     def __init__(self, suite: Suite, model: ModelClient, cache: RolloutCache | None = None,
-                 concurrency: int = 8, cache_failures: bool = False, planner_model: ModelClient | None = None):
+                 concurrency: int = 8, cache_failures: bool = False, planner_model: ModelClient | None = None,
+                 executor: str | ExecutorConfig | Executor | None = None):
         self.suite, self.model, self.cache = suite, model, cache
         self.planner_model = planner_model  # a planner-executor harness plans with it (None: `model` does)
         self.model_id = f"{planner_model.model}->{model.model}" if planner_model else model.model
+        # where uncached rollouts run (asyncio, ray, queue)
+        self.executor = make_executor(executor, suite, model, planner_model=planner_model)
         self.concurrency = concurrency
         self._semaphores: dict[int, asyncio.Semaphore] = {}
         self.cache_failures = cache_failures
@@ -83,8 +86,7 @@ class Runner:
             self.cache_hits += 1
             return hit
         async with self._semaphore():
-            result, traj = await run_rollout(harness, task, self.suite.make_env(), self.model, seed, key, challenge,
-                                             self.planner_model)
+            result, traj = await self.executor.run(RolloutJob(harness, task, seed, key, challenge))
         self.model_calls += result.usage.calls
         if self.cache and (result.valid or (result.status == "env_failure" and self.cache_failures)):
             self.cache.put(result, traj)
@@ -92,6 +94,9 @@ class Runner:
         else:
             self.trajectories[key] = traj
         return result
+
+    async def aclose(self) -> None:
+        await self.executor.aclose()
 
     def _semaphore(self) -> asyncio.Semaphore:
         """One concurrency budget per event loop (a Runner may serve several `asyncio.run`s)."""

@@ -26,6 +26,7 @@ COMMANDS = {
     "kapro": ("harnessx.cli.kapro_cmd", "KAPRO: knowing vs acting on tool needs (eval, report)."),
     "cf": ("harnessx.cli.cf_cmd", "Confident Fools: when to search and when to answer from memory."),
     "feasigen": ("harnessx.cli.feasigen_cmd", "FeasiGen: build masked suites, verify, evaluate STOP, report."),
+    "worker": ("harnessx.cli.worker_cmd", "Join a running search (--executor queue) and run rollouts from its queue."),
 }
 
 

@@ -14,6 +14,7 @@ from rich.table import Table
 from harnessx.agent.result import RolloutResult
 from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt,
                                  UserModeOpt, console, friendly_errors, suite_kwargs)
+from harnessx.cli.scale_opts import ExecutorOpt, RayAddressOpt, WorkersOpt, check_executor
 from harnessx.errors import InputError
 from harnessx.models import DEFAULT_MODEL
 from harnessx.search import PROPOSERS, Search, SearchConfig, objective_names
@@ -74,6 +75,7 @@ def search(
     tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt,
     user_mode: str = UserModeOpt, user_model: str = UserModelOpt,
     bfcl_dir: str = BfclDirOpt,
+    executor: str = ExecutorOpt, ray_address: str = RayAddressOpt, workers: int = WorkersOpt,
 ) -> None:
     """Search harnesses: R0, then --rounds x --proposals candidates judged on the search split.
 
@@ -82,11 +84,13 @@ def search(
     """
     if accept not in ACCEPTANCE:
         raise InputError("--accept", f"unknown acceptance rule {accept!r}", f"one of {', '.join(ACCEPTANCE)}")
+    check_executor(executor, ray_address, storage)
     config = SearchConfig(objective=objective, env=env, model=model, api_base=api_base, proposer=proposer,
                           meta_model=meta_model, accept=accept, rounds=rounds, proposals=proposals, epochs=epochs,
                           seed=seed, space=space, alpha=alpha, name=name, runs_dir=str(runs_dir), storage=storage,
                           tracking_uri=None if no_mlflow else mlflow_uri, max_rollouts=max_rollouts,
-                          max_cost=max_cost, concurrency=concurrency,
+                          max_cost=max_cost, concurrency=concurrency, executor=executor, ray_address=ray_address,
+                          workers=workers,
                           suite_options=suite_kwargs(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox,
                                                      user_mode=user_mode, user_model=user_model,
                                                      bfcl_dir=bfcl_dir))

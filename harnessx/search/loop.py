@@ -26,6 +26,7 @@ from harnessx.models.preflight import preflight
 from harnessx.search.arena import Arena, BudgetExhausted
 from harnessx.search.breaker import CircuitBreaker, ModelOutage
 from harnessx.search.uris import check_stores
+from harnessx.search.distributed import search_executor
 from harnessx.search.objectives import check_measured, get_objective
 from harnessx.search.proposers import Proposal, Proposer, RoundContext, make_proposer
 from harnessx.search.traces import failing
@@ -61,6 +62,9 @@ class SearchConfig:
     max_rollouts: int | None = None
     max_cost: float | None = None
     concurrency: int = 8
+    executor: str = "asyncio"          # where rollouts run: asyncio | ray | queue (not part of the run's identity)
+    ray_address: str | None = None
+    workers: int | None = None         # ray: actors; queue: rollouts this process runs itself
     suite_options: dict[str, Any] = field(default_factory=dict)  # e.g. tau2_dir, tasks_dir, sandbox
 
     @property
@@ -123,6 +127,7 @@ class Search:
         self.dir = RunDir(Path(config.runs_dir) / config.run_name)
         self.runner: Runner | None = None  # set by run()
         self.tracker: MlflowTracker | None = None  # set by run() when MLflow is on
+        self._given_suite = suite is not None
 
     # --- configuration and planning ------------------------------------------------------------
     def config_record(self) -> dict[str, Any]:
@@ -152,12 +157,20 @@ class Search:
 
     # --- the loop ------------------------------------------------------------------------------
     async def run(self, resume: bool = False) -> SearchResult:
+        try:
+            return await self._run(resume)
+        finally:
+            if self.runner is not None:
+                await self.runner.aclose()
+
+    async def _run(self, resume: bool) -> SearchResult:
         started = time.monotonic()
         check_stores(self.config.storage, self.config.tracking_uri)  # before anything is created
         await preflight(self.model)  # a model that cannot answer stops here too
         checkpoint = self.dir.prepare(self.config_record(), resume)
         self.runner = runner = Runner(self.suite, self.model, RolloutCache(self.dir.rollouts),
-                                      concurrency=self.config.concurrency)
+                                      concurrency=self.config.concurrency,
+                                      executor=search_executor(self.config, self.suite, self.model, self._given_suite))
         arena = Arena(runner, self.tasks, self.objective, self.config.seeds, judge=self.judge,
                       max_rollouts=self._rollout_cap(), max_cost=self.config.max_cost,
                       order_seed=self.config.seed, on_rollout=lambda r: (self.reporter.rollout(r, arena.cost),

@@ -156,3 +156,28 @@ def per_task_table(evaluation: Evaluation) -> dict[str, list]:
              float(s.success), s.failure_mode or "") for s in evaluation.scores]
     columns = ("task", "stratum", "family", "seed", "valid", "success", "failure_mode")
     return {c: [r[i] for r in rows] for i, c in enumerate(columns)}
+
+
+def log_worker_run(uri: str, run_name: str, worker: str, metrics: dict[str, float]) -> str | None:
+    """A `harnessx worker`'s nested run under its search's parent run (found by the run's tag), with what
+    it did; explicit run ids through `MlflowClient`, never the fluent API. None if the search has no
+    parent run on that server."""
+    from mlflow import MlflowClient
+
+    client = MlflowClient(tracking_uri=uri)
+    experiment = client.get_experiment_by_name("harnessx-search")
+    if experiment is None:
+        return None
+    runs = client.search_runs([experiment.experiment_id], filter_string=f"tags.`harnessx.run` = '{run_name}'",
+                              order_by=["attributes.start_time DESC"])
+    parent = next((r for r in runs if "mlflow.parentRunId" not in r.data.tags), None)
+    if parent is None:
+        return None
+    run_id = client.create_run(experiment.experiment_id, run_name=f"worker-{worker}", tags={
+        "mlflow.parentRunId": parent.info.run_id, "harnessx.run": run_name, "harnessx.worker": worker}).info.run_id
+    from mlflow.entities import Metric
+
+    now = int(time.time() * 1000)
+    client.log_batch(run_id, metrics=[Metric(k, float(v), now, 0) for k, v in metrics.items()])
+    client.set_terminated(run_id)
+    return run_id

@@ -1,0 +1,29 @@
+"""CLI options for where rollouts run (`--executor`, `--ray-address`, `--workers`)."""
+
+from __future__ import annotations
+
+import typer
+
+from harnessx.errors import InputError
+from harnessx.executors import EXECUTORS
+
+ExecutorOpt = typer.Option("asyncio", "--executor", help="Where rollouts run: " + "; ".join(
+    f"{k} = {v}" for k, v in EXECUTORS.items()) + ".")
+RayAddressOpt = typer.Option(None, "--ray-address", help="ray: `auto` (a running cluster, e.g. `ray start --head`), "
+                             "ray://host:10001, or none for a local Ray started by this command.")
+WorkersOpt = typer.Option(None, "--workers", min=0, help="ray: actors in the pool (default: CPUs, at most 8); "
+                          "queue: rollouts this process runs itself besides the attached workers (default 1, "
+                          "0 = decide only).")
+
+
+def check_executor(executor: str, ray_address: str | None, storage: str | None) -> None:
+    if executor not in EXECUTORS:
+        raise InputError("--executor", f"unknown executor {executor!r}", f"one of {', '.join(EXECUTORS)}")
+    if ray_address and executor != "ray":
+        raise InputError("--ray-address", f"applies to --executor ray, not {executor!r}")
+    if executor == "queue":
+        if not storage:
+            raise InputError("--executor queue", "needs --storage", "an Optuna RDB URL such as postgresql://…")
+        from harnessx.executors.rollout_queue import check_rdb_url
+
+        check_rdb_url(storage)

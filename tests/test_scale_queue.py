@@ -1,0 +1,119 @@
+"""The rollout queue on PostgreSQL (Optuna RDB storage): rollouts run by a worker come back as the
+in-process ones; a worker that stops beating is failed as stale by Optuna, its rollout re-run by
+another worker and its late answer refused (never counted twice); a worker whose setup differs is an
+error for the search, not a silent re-run; a resumed search takes finished rollouts from the queue."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from optuna.trial import TrialState
+
+from harnessx.agent.runner import Runner, rollout_key
+from harnessx.envs.toy import ToySuite
+from harnessx.executors import ExecutorConfig, ExecutorError, RolloutJob, make_executor
+from harnessx.executors.inprocess import InProcessExecutor
+from harnessx.executors.rollout_queue import QueueSettings, RolloutQueue
+from harnessx.executors.worker import QueueWorker
+from harnessx.harness import load_preset
+from harnessx.models.client import ModelClient
+from scale_services import facts as _facts, fixed_latency_model, pg_databases, pg_url  # noqa: F401
+
+FAST = {"heartbeat_s": 1, "grace_s": 2, "poll_s": 0.05}
+
+
+def _queue_executor(url, model, workers=0, name="q"):
+    return make_executor(ExecutorConfig("queue", workers=workers, storage=url, queue_name=name, options=FAST),
+                         ToySuite(), model, queue_config={"env": "toy"})
+
+
+async def _with_worker(runner, coro, worker):
+    """Run `coro` on the runner while `worker` serves the queue; stop the worker after."""
+    serving = asyncio.create_task(worker.serve())
+    try:
+        return await coro
+    finally:
+        serving.cancel()
+        await asyncio.gather(serving, return_exceptions=True)
+        await runner.aclose()
+
+
+def _worker(url, model, name="q", model_name=None):
+    queue = RolloutQueue(url, name, QueueSettings(**FAST))  # its own connection, as another process would have
+    suite = ToySuite()
+    return QueueWorker(queue, InProcessExecutor(suite, model), {t.id: t for t in suite.tasks()},
+                       model_name or model.model, slots=2, stale_check_s=0.5)
+
+
+def test_queue_rollouts_are_the_in_process_rollouts(tmp_path, pg_url):
+    model = ModelClient(fixed_latency_model(tmp_path))
+    suite, harness = ToySuite(), load_preset("A1")
+    local = Runner(suite, model)
+    local_results = asyncio.run(local.run_many(harness, suite.tasks(), [0, 1]))
+    remote = Runner(suite, model, executor=_queue_executor(pg_url, model))
+    worker = _worker(pg_url, model)
+    results = asyncio.run(_with_worker(remote, remote.run_many(harness, suite.tasks(), [0, 1]), worker))
+    assert _facts(remote, results) == _facts(local, local_results)
+    assert worker.stats.done == len(results) == 24 and remote.model_calls == local.model_calls
+    trials = RolloutQueue(pg_url, "q").trials()
+    assert [t.state for t in trials] == [TrialState.COMPLETE] * 24  # one trial per rollout, each answered once
+
+
+def test_a_silent_worker_is_failed_as_stale_and_its_rollout_rerun_once(tmp_path, pg_url):
+    model = ModelClient(fixed_latency_model(tmp_path))
+    suite, harness = ToySuite(), load_preset("A1")
+    task = suite.tasks()[0]
+    job = RolloutJob(harness, task, 0, rollout_key(harness, task, 0, model.model))
+    executor = _queue_executor(pg_url, model)
+
+    async def scenario():
+        pending = asyncio.create_task(executor.run(job))
+        dead = RolloutQueue(pg_url, "q", QueueSettings(**FAST))
+        while (claimed := await asyncio.to_thread(dead.claim)) is None:  # the doomed worker takes the rollout,
+            await asyncio.sleep(0.05)
+        await asyncio.to_thread(dead.heartbeat, claimed.trial_id)       # beats once, then goes silent
+        await asyncio.sleep(FAST["grace_s"] + 1.5)
+        live = _worker(pg_url, model)
+        serving = asyncio.create_task(live.serve())
+        result, traj = await asyncio.wait_for(pending, 30)
+        serving.cancel()
+        late = await asyncio.to_thread(dead.complete, claimed.trial_id, result, traj)  # the dead one answers late
+        await executor.aclose()
+        return result, late, live.stats
+
+    result, late, stats = asyncio.run(scenario())
+    assert result.task_id == task.id and result.status == "ok"
+    assert late is False                     # refused: the trial was already failed as stale
+    assert stats.done == 1
+    states = [t.state for t in RolloutQueue(pg_url, "q").trials()]
+    assert states == [TrialState.FAIL, TrialState.COMPLETE]   # the stale attempt, then its one retry
+
+
+def test_a_worker_with_another_setup_is_an_error_for_the_search(tmp_path, pg_url):
+    model = ModelClient(fixed_latency_model(tmp_path))
+    suite = ToySuite()
+    runner = Runner(suite, model, executor=_queue_executor(pg_url, model))
+    worker = _worker(pg_url, model, model_name="sim/weak")  # builds another model: every key differs
+    with pytest.raises(ExecutorError, match="differs from the search's"):
+        asyncio.run(_with_worker(runner, runner.run_many(load_preset("A1"), suite.tasks()[:2], [0]), worker))
+
+
+def test_a_resumed_search_takes_answered_rollouts_from_the_queue(tmp_path, pg_url):
+    model = ModelClient(fixed_latency_model(tmp_path))
+    suite, harness = ToySuite(), load_preset("A1")
+    first = Runner(suite, model, executor=_queue_executor(pg_url, model, workers=1))
+    asyncio.run(_run_and_close(first, harness, suite))
+    again = Runner(suite, model, executor=_queue_executor(pg_url, model, workers=0))  # no worker at all now
+    started = time.monotonic()
+    results = asyncio.run(asyncio.wait_for(_run_and_close(again, harness, suite), 30))
+    assert len(results) == 12 and time.monotonic() - started < 30
+    assert len(RolloutQueue(pg_url, "q").trials()) == 12  # nothing enqueued twice
+
+
+async def _run_and_close(runner, harness, suite):
+    try:
+        return await runner.run_many(harness, suite.tasks(), [0])
+    finally:
+        await runner.aclose()
