@@ -66,7 +66,7 @@ def test_harmful_world_overrides_cues_and_adds_interactions():
     alone = shifts(frozenset({"verify_prerequisites"}), harmful)
     guard = shifts(frozenset({"feasible_guard"}), harmful)
     both = shifts(frozenset({"verify_prerequisites", "feasible_guard"}), harmful)
-    assert alone["false_abstain"] == 1.8 and shifts(frozenset({"verify_prerequisites"}), base)["false_abstain"] == 0.5
+    assert alone["false_abstain"] == 2.4 and shifts(frozenset({"verify_prerequisites"}), base)["false_abstain"] == 0.5
     # the pair adds its interaction on top of the two single effects
     assert both["false_abstain"] == alone["false_abstain"] + guard["false_abstain"] + 1.5
     assert both["act"] == alone["act"] + guard["act"] - 0.8

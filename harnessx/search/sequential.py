@@ -2,7 +2,8 @@
 
 Per round, every proposal meets the incumbent on the same tasks and seeds, in the arena's
 stratified order (blocked and feasible interleaved, so every prefix is a set of pairs). Evidence
-grows in rungs (8, 16, 32, ... tasks, up to a cap); after each rung:
+grows in rungs (a fifth of the split, then doubling, up to the split); after
+each rung:
 
 - the per-task differences d_i = challenger − incumbent (the objective's value, in [-1, 1]) feed
   a betting martingale K_t = prod(1 + lambda_i d_i) with a predictable, Kelly-style bet
@@ -12,6 +13,8 @@ grows in rungs (8, 16, 32, ... tasks, up to a cap); after each rung:
   sequences). Crossing K / alpha (Bonferroni over the round's K proposals) accepts at once, unless
   a stratum's own harm martingale crosses 1 / alpha (a significant regression, `joint` veto);
 - the same martingale on -d crossing 1 / drop_p drops a clear loser (refuted: never re-proposed);
+- futility: a survivor with no sign of a gain (mean difference <= 0) after its first rung stops
+  (a power cost only: stopping never accepts anything);
 - successive halving: only the better half (by wealth) of the survivors buys the next rung, so
   most proposals are cut after a few tasks (TRIPLE-style best-arm identification); the cut ones
   with a positive running mean are *undecided*, not refuted, and may come back;
@@ -67,15 +70,18 @@ class Sequential:
 
     alpha: float = 0.05
     drop_p: float = 0.25     # a harm martingale at 1 / drop_p drops a proposal as a clear loser
-    first: int = 8           # tasks in the first rung (then doubling)
-    max_share: float = 0.5   # new tasks a proposal may buy per visit, as a share of the split
-    keep: float = 0.5        # share of survivors that buys the next rung (successive halving)
+    first: float = 0.2       # share of the split in the first rung (at least 8 tasks), then doubling
+    max_share: float = 1.0   # new tasks a proposal may buy per visit, as a share of the split
+    keep: float = 0.5        # share of survivors (rounded down, at least one) that buys the next rung
     cap: float = 0.9         # largest bet
     name: str = "sequential"
 
+    def _first(self, n_all: int) -> int:
+        return min(n_all, max(8, math.ceil(self.first * n_all)))
+
     def _rungs(self, n_all: int, paid: int) -> list[int]:
-        limit = min(n_all, max(paid, 0) + max(self.first, math.ceil(self.max_share * n_all)))
-        rungs, n = [], min(self.first, limit)
+        limit = min(n_all, max(paid, 0) + max(self._first(n_all), math.ceil(self.max_share * n_all)))
+        rungs, n = [], min(self._first(n_all), limit)
         while n < limit:
             rungs.append(n)
             n *= 2
@@ -84,7 +90,7 @@ class Sequential:
     def _halve(self, scored: list[tuple[float, float, int]], verdicts: dict[int, Verdict]) -> list[int]:
         """Keep the better `keep` share by (wealth, mean Δ); ties go to the proposer's earlier proposal."""
         scored = sorted(scored, key=lambda s: (s[0], s[1], -s[2]), reverse=True)
-        n_keep = max(1, math.ceil(self.keep * len(scored)))
+        n_keep = max(1, int(self.keep * len(scored)))
         kept = [i for _, _, i in scored[:n_keep]]
         for gain, diff, i in scored:
             if i not in kept:
@@ -96,7 +102,7 @@ class Sequential:
     async def incumbent_evaluation(self, incumbent: Harness, arena: Arena) -> Evaluation:
         """What the proposer sees of the incumbent: the tasks it already has (at least one rung)."""
         paid = arena.paid(incumbent) if hasattr(arena, "paid") else len(arena.tasks)
-        return await arena.evaluate(incumbent, max(paid, min(self.first, len(arena.tasks))))
+        return await arena.evaluate(incumbent, max(paid, self._first(len(arena.tasks))))
 
     async def judge(self, incumbent: Harness, proposals: list[Harness], arena: Arena) -> list[Verdict]:
         n_all, k = len(arena.tasks), max(1, len(proposals))
@@ -131,6 +137,9 @@ class Sequential:
                 elif harm >= drop_at:
                     verdict.reason = (f"dropped at {verdict.stage}: mean Δ = {verdict.mean_diff:+.3f}, "
                                       f"harm e-value {harm:.1f} >= {drop_at:.0f}")
+                elif rung > 0 and verdict.mean_diff <= 0:
+                    verdict.reason = (f"stopped at {verdict.stage}: no sign of a gain (mean Δ = "
+                                      f"{verdict.mean_diff:+.3f} after the first rung)")
                 elif sizes[i] >= schedule[i][-1]:
                     verdict.undecided = verdict.mean_diff > 0
                     verdict.reason = (f"undecided at {verdict.stage}: e-value {gain:.1f} < {accept_at:.0f} "
