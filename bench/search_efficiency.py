@@ -23,9 +23,10 @@ import asyncio
 import math
 import os
 import statistics
+import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import numpy as np
@@ -105,31 +106,41 @@ def run_gepa(budget: int, seed: int, suite, cache: Path, profile: str):
     return arena.rollouts, harnesses[result.best_idx]
 
 
-def job(env: str, profile: str, args) -> dict:
-    """All strategies x seeds for one (suite, world); per seed and strategy: the measured figures."""
+def job(env: str, profile: str, seed: int, args) -> dict:
+    """All strategies for one (suite, world, search seed): the measured figures per strategy."""
     started = time.monotonic()
     sizes = {"search": args.tasks[env], "heldout": args.heldout[env]}
     suite = Subset(get_suite(env), sizes)
     search_truth, held_truth = (Truth(suite, profile, s, args.gt_epochs) for s in ("search", "heldout"))
     r0 = load_space().initial()
-    rows: dict[str, list[dict]] = {s: [] for s in STRATEGIES}
+    rows: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for seed in range(args.seeds):
-            cache = Path(tmp) / f"cache-{seed}"
-            cache.mkdir()
-            for name in STRATEGIES:
-                if name == "gepa":
-                    spent, chosen = run_gepa(rows["sequential"][-1]["rollouts"], seed, suite, cache, profile)
-                    accepted, rounds = [], args.rounds
-                else:
-                    spent, chosen, accepted, rounds = run_search(RULES[name], seed, suite, args, Path(tmp) / name,
-                                                                 cache, profile)
-                harmful = sum(search_truth.harmful(c, p) for c, p in accepted)
-                rows[name].append({"rollouts": spent, "gain_search": search_truth.value(chosen) - search_truth.value(r0),
-                                   "gain_heldout": held_truth.value(chosen) - held_truth.value(r0),
-                                   "accepted": len(accepted), "harmful": harmful, "rounds": rounds})
-    return {"env": env, "profile": profile, "sizes": sizes, "rows": rows, "wall": time.monotonic() - started,
-            "r0": (search_truth.value(r0), held_truth.value(r0))}
+        cache = Path(tmp) / "cache"
+        cache.mkdir()
+        for name in STRATEGIES:
+            if name == "gepa":
+                spent, chosen = run_gepa(rows["sequential"]["rollouts"], seed, suite, cache, profile)
+                accepted, rounds = [], args.rounds
+            else:
+                spent, chosen, accepted, rounds = run_search(RULES[name], seed, suite, args, Path(tmp) / name,
+                                                             cache, profile)
+            harmful = sum(search_truth.harmful(c, p) for c, p in accepted)
+            rows[name] = {"rollouts": spent, "gain_search": search_truth.value(chosen) - search_truth.value(r0),
+                          "gain_heldout": held_truth.value(chosen) - held_truth.value(r0),
+                          "accepted": len(accepted), "harmful": harmful, "rounds": max(rounds, 1)}
+    out = {"env": env, "profile": profile, "seed": seed, "sizes": sizes, "rows": rows,
+           "wall": time.monotonic() - started, "r0": (search_truth.value(r0), held_truth.value(r0))}
+    print(f"  done {env}/{profile}/seed {seed} in {out['wall']:.0f}s: " + "; ".join(
+        f"{n} {r['rollouts']} rollouts, gain {r['gain_search']:+.3f}/{r['gain_heldout']:+.3f}, "
+        f"harmful {r['harmful']}/{r['accepted']}" for n, r in rows.items()), flush=True)
+    return out
+
+
+def merge(outs: list[dict]) -> dict:
+    """Per-seed job outputs of one (suite, world) into per-strategy lists."""
+    first = outs[0]
+    return {**first, "rows": {s: [o["rows"][s] for o in outs] for s in STRATEGIES},
+            "wall": sum(o["wall"] for o in outs), "r0": first["r0"], "seeds": len(outs)}
 
 
 def ratio_ci(x: list[float], y: list[float]) -> tuple[float, float, float]:
@@ -145,8 +156,8 @@ def ratio_ci(x: list[float], y: list[float]) -> tuple[float, float, float]:
 def report(out: dict, args) -> None:
     rows, paper = out["rows"], out["rows"]["paper"]
     print(f"\n== world sim/{out['profile']} on {out['env']} ({out['sizes']['search']} search / {out['sizes']['heldout']} "
-          f"held-out tasks), R0 + {args.rounds} x {args.proposals}, {args.seeds} seeds, ground truth {args.gt_epochs} "
-          f"epochs: R0 joint {out['r0'][0]:.3f} search / {out['r0'][1]:.3f} held-out; wall {out['wall']:.0f}s")
+          f"held-out tasks), R0 + {args.rounds} x {args.proposals}, {out['seeds']} seeds, ground truth {args.gt_epochs} "
+          f"epochs: R0 joint {out['r0'][0]:.3f} search / {out['r0'][1]:.3f} held-out; cpu-wall {out['wall']:.0f}s")
     print(f"  {'strategy':11} {'rollouts':>9} {'GT gain search':>15} {'GT gain held-out':>17} {'gain/1k':>8} "
           f"{'harmful/accepted':>17} {'harmful rounds':>15}   ratios to paper [95% CI]: rollouts | gain search | gain held-out | gain/1k")
     for name in STRATEGIES:
@@ -173,25 +184,31 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--proposals", type=int, default=3)
     parser.add_argument("--gt-epochs", type=int, default=2)
-    parser.add_argument("--retail-tasks", type=int, default=64)
-    parser.add_argument("--terminal-tasks", type=int, default=24)
+    parser.add_argument("--retail-tasks", type=int, default=48)
+    parser.add_argument("--terminal-tasks", type=int, default=12)
     parser.add_argument("--heldout-tasks", type=int, default=24)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     args.tasks = {"retail": args.retail_tasks, "terminal": args.terminal_tasks}
-    args.heldout = {"retail": args.heldout_tasks, "terminal": min(args.heldout_tasks, 16)}
+    args.heldout = {"retail": args.heldout_tasks, "terminal": min(args.heldout_tasks, 12)}
     for env in args.envs.split(","):
         args.tasks.setdefault(env, args.retail_tasks)
         args.heldout.setdefault(env, args.heldout_tasks)
     started = time.monotonic()
-    jobs = [(e, w) for e in args.envs.split(",") for w in args.worlds.split(",")]
-    jobs.sort(key=lambda j: j[0] != "terminal")  # the slow suite first
-    print(f"search efficiency: {len(jobs)} (suite, world) jobs, {args.workers} worker(s), cores {os.cpu_count()}, "
+    jobs = [(e, w, seed) for e in args.envs.split(",") for w in args.worlds.split(",") for seed in range(args.seeds)]
+    jobs.sort(key=lambda j: (j[0] == "terminal", j[2]))  # the fast suite first: figures arrive early
+    print(f"search efficiency: {len(jobs)} (suite, world, seed) jobs, {args.workers} worker(s), cores {os.cpu_count()}, "
           f"objective joint, simulated agent (numbers test the search, not a model)", flush=True)
+    groups: dict[tuple[str, str], list[dict]] = {}
     with ProcessPoolExecutor(args.workers) as pool:
-        outs = list(pool.map(job, *zip(*[(e, w, args) for e, w in jobs])))
-    for out in sorted(outs, key=lambda o: (o["env"], o["profile"])):
-        report(out, args)
+        futures = [pool.submit(job, e, w, seed, args) for e, w, seed in jobs]
+        for future in as_completed(futures):  # a (suite, world) table as soon as its seeds are in
+            out = future.result()
+            group = groups.setdefault((out["env"], out["profile"]), [])
+            group.append(out)
+            if len(group) == args.seeds:
+                report(merge(sorted(group, key=lambda o: o["seed"])), args)
+                sys.stdout.flush()
     print(f"\n  wall {time.monotonic() - started:.0f}s")
 
 
