@@ -40,7 +40,7 @@ class PlanConfig:
     max_rollouts: int | None = None
     max_cost: float | None = None
     cost_per_rollout: float | None = None  # USD, from an R0 estimate
-    max_share: float = 0.5           # sequential: share of tasks a proposal buys per visit
+    max_share: float = 1.0           # sequential: share of tasks a proposal may buy per visit (its default)
 
     def __post_init__(self) -> None:
         checks = [("tasks", self.tasks >= 1, "at least 1"), ("rounds", self.rounds >= 0, ">= 0"),
