@@ -1,104 +1,215 @@
-"""Search efficiency on the simulator: the paper's protocol vs paired racing vs GEPA, side by side.
+"""Search efficiency on the simulator: the paper's protocol, `paired`, `sequential` and GEPA, side by side.
 
-- paper:  `greedy` acceptance, every proposal fully evaluated (R0 + rounds x proposals);
-- paired: the default rule (paired test + Holm + racing), same proposer and shape, 1 rollout per task;
-- paired-eN: the same with N rollouts per task (`--paired-epochs`), i.e. more power per candidate;
-- gepa:   gepa.optimize through the HarnessX adapter with the paper protocol's rollout budget.
+- paper:      `greedy` acceptance, every proposal fully evaluated (R0 + rounds x proposals);
+- paired:     paired test + Holm + racing, same proposer and shape, 1 rollout per task;
+- sequential: betting e-process + successive halving + undecided comebacks (harnessx/search/sequential.py);
+- gepa:       gepa.optimize through the HarnessX adapter with `sequential`'s rollouts (equal rollouts).
 
-For each, over several search seeds: rollouts spent and the ground-truth joint score (the
-simulator's Monte-Carlo expectation, fresh seeds) of the selected harness, and ratios to the paper.
+Per world (`sim/baseline` = today's, `sim/harmful` = a third or more of the edits hurt) and suite,
+over several search seeds: rollouts; ground-truth joint gain of the selected harness over R0 on
+the search split and on the held-out split (the simulator's Monte Carlo, fresh seeds, common
+random numbers); gain per 1k rollouts; false accepts (accepted edits whose ground-truth joint on
+the search split is below their parent's by more than 2 SE). Each as a ratio to the paper's protocol
+with a 95% bootstrap CI across seeds (seeds resampled in pairs). Suites are cut to a stratified
+subset (--tasks per split, half blocked) so one invocation fits a shared 2-core machine.
 
-    python bench/search_efficiency.py [--env toy|retail] [--seeds 3] [--gt-epochs 10]
+    python bench/search_efficiency.py [--envs retail,terminal] [--worlds baseline,harmful] [--seeds 5]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import math
+import os
 import statistics
+import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import bootstrap
 
 from harnessx.agent.runner import RolloutCache, Runner
 from harnessx.envs.registry import get_suite
-from harnessx.envs.toy import ToySuite
+from harnessx.harness import Harness
 from harnessx.models.client import ModelClient
 from harnessx.search import Arena, Search, SearchConfig, get_objective, load_space
 from harnessx.search.gepa import optimize_with_gepa
 from harnessx.sim import ground_truth
 
-
-def suite_for(args):
-    return ToySuite(n_sources=args.sources) if args.env == "toy" else get_suite(args.env)
-
-
-def run_loop(accept: str, seed: int, args, tmp: str, epochs: int = 1) -> tuple[int, object]:
-    config = SearchConfig(objective=args.objective, env=args.env, model=args.model, accept=accept, seed=seed,
-                          rounds=args.rounds, proposals=args.proposals, epochs=epochs, runs_dir=tmp,
-                          name=f"{accept}-e{epochs}-{seed}", tracking_uri=None)
-    result = asyncio.run(Search(config, suite=suite_for(args)).run())
-    return result.summary["rollouts"], result.selected.harness
+STRATEGIES = ("paper", "paired", "sequential", "gepa")
+RULES = {"paper": "greedy", "paired": "paired", "sequential": "sequential"}
 
 
-def run_gepa(budget: int, seed: int, args, tmp: str) -> tuple[int, object]:
-    suite = suite_for(args)
-    runner = Runner(suite, ModelClient(args.model), RolloutCache(f"{tmp}/gepa-{seed}"), concurrency=16)
-    arena = Arena(runner, suite.tasks("search"), get_objective(args.objective), [seed * 1000], order_seed=seed)
+class Subset:
+    """The first n tasks of each split (sorted ids, half blocked, half feasible) of a suite."""
+
+    def __init__(self, suite, sizes: dict[str, int]):
+        self.suite, self.sizes, self.name = suite, sizes, suite.name
+
+    def tasks(self, split: str | None = None):
+        if split is None:
+            return [t for s in self.sizes for t in self.tasks(s)]
+        tasks = sorted(self.suite.tasks(split), key=lambda t: t.id)
+        n = self.sizes.get(split, len(tasks))
+        blocked, feasible = [t for t in tasks if not t.feasible], [t for t in tasks if t.feasible]
+        return blocked[: n // 2] + feasible[: n - n // 2]
+
+    def make_env(self):
+        return self.suite.make_env()
+
+
+class Truth:
+    """Ground truth (joint, per epoch) of harnesses on one split, memoised by hash."""
+
+    def __init__(self, suite, profile: str, split: str, epochs: int):
+        self.suite, self.profile, self.split, self.epochs = suite, profile, split, epochs
+        self.memo: dict[str, list[float]] = {}
+
+    def per_epoch(self, harness: Harness) -> list[float]:
+        if harness.hash not in self.memo:
+            self.memo[harness.hash] = [
+                ground_truth(harness, self.suite, self.profile, epochs=1, split=self.split, seed0=50_000 + e).joint.mean
+                for e in range(self.epochs)]
+        return self.memo[harness.hash]
+
+    def value(self, harness: Harness) -> float:
+        return statistics.mean(self.per_epoch(harness))
+
+    def harmful(self, child: Harness, parent: Harness) -> bool:
+        d = [a - b for a, b in zip(self.per_epoch(child), self.per_epoch(parent))]
+        se = statistics.stdev(d) / math.sqrt(len(d)) if len(d) > 1 else 0.0
+        return statistics.mean(d) < -max(2 * se, 1e-9)
+
+
+def run_search(rule: str, seed: int, suite, args, tmp: Path, cache: Path, profile: str):
+    config = SearchConfig(objective="joint", env=suite.name, model=f"sim/{profile}", accept=rule, seed=seed,
+                          rounds=args.rounds, proposals=args.proposals, runs_dir=str(tmp), name=f"{rule}-{seed}",
+                          tracking_uri=None)
+    search = Search(config, suite=suite)
+    search.dir.prepare(search.config_record(), resume=False)
+    run_dir = search.dir.path
+    (run_dir / "rollouts").symlink_to(cache, target_is_directory=True)  # rollouts are shared, counts are not
+    result = asyncio.run(search.run(resume=True))  # the prepared, empty run dir: starts at R0
+    harnesses = {row["hash"]: Harness.load(run_dir / "harnesses" / f"{row['hash']}.yaml") for row in result.ledger}
+    accepted = [(harnesses[r["hash"]], harnesses[r["parent"]]) for r in result.ledger if r["accepted"] and r["parent"]]
+    return result.summary["rollouts"], result.selected.harness, accepted, result.summary["rounds_done"]
+
+
+def run_gepa(budget: int, seed: int, suite, cache: Path, profile: str):
+    runner = Runner(suite, ModelClient(f"sim/{profile}"), RolloutCache(cache), concurrency=16)
+    arena = Arena(runner, suite.tasks("search"), get_objective("joint"), [seed * 1000], order_seed=seed)
     result, harnesses = optimize_with_gepa(arena, load_space().initial(), load_space(), budget, seed=seed)
     return arena.rollouts, harnesses[result.best_idx]
 
 
+def job(env: str, profile: str, seed: int, args) -> dict:
+    """All strategies for one (suite, world, search seed): the measured figures per strategy."""
+    started = time.monotonic()
+    sizes = {"search": args.tasks[env], "heldout": args.heldout[env]}
+    suite = Subset(get_suite(env), sizes)
+    search_truth, held_truth = (Truth(suite, profile, s, args.gt_epochs) for s in ("search", "heldout"))
+    r0 = load_space().initial()
+    rows: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = Path(tmp) / "cache"
+        cache.mkdir()
+        for name in STRATEGIES:
+            if name == "gepa":
+                spent, chosen = run_gepa(rows["sequential"]["rollouts"], seed, suite, cache, profile)
+                accepted, rounds = [], args.rounds
+            else:
+                spent, chosen, accepted, rounds = run_search(RULES[name], seed, suite, args, Path(tmp) / name,
+                                                             cache, profile)
+            harmful = sum(search_truth.harmful(c, p) for c, p in accepted)
+            rows[name] = {"rollouts": spent, "gain_search": search_truth.value(chosen) - search_truth.value(r0),
+                          "gain_heldout": held_truth.value(chosen) - held_truth.value(r0),
+                          "accepted": len(accepted), "harmful": harmful, "rounds": max(rounds, 1)}
+    out = {"env": env, "profile": profile, "seed": seed, "sizes": sizes, "rows": rows,
+           "wall": time.monotonic() - started, "r0": (search_truth.value(r0), held_truth.value(r0))}
+    print(f"  done {env}/{profile}/seed {seed} in {out['wall']:.0f}s: " + "; ".join(
+        f"{n} {r['rollouts']} rollouts, gain {r['gain_search']:+.3f}/{r['gain_heldout']:+.3f}, "
+        f"harmful {r['harmful']}/{r['accepted']}" for n, r in rows.items()), flush=True)
+    return out
+
+
+def merge(outs: list[dict]) -> dict:
+    """Per-seed job outputs of one (suite, world) into per-strategy lists."""
+    first = outs[0]
+    return {**first, "rows": {s: [o["rows"][s] for o in outs] for s in STRATEGIES},
+            "wall": sum(o["wall"] for o in outs), "r0": first["r0"], "seeds": len(outs)}
+
+
+def ratio_ci(x: list[float], y: list[float]) -> tuple[float, float, float]:
+    """mean(x) / mean(y) and a 95% percentile bootstrap CI, seeds resampled in pairs."""
+    point = statistics.mean(x) / statistics.mean(y) if statistics.mean(y) else float("nan")
+    if len(x) < 2 or not math.isfinite(point):
+        return point, float("nan"), float("nan")
+    res = bootstrap((np.array(x), np.array(y)), lambda a, b: np.mean(a) / np.mean(b) if np.mean(b) else np.nan,
+                    paired=True, vectorized=False, n_resamples=2000, method="percentile", random_state=0)
+    return point, float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+
+def report(out: dict, args) -> None:
+    rows, paper = out["rows"], out["rows"]["paper"]
+    print(f"\n== world sim/{out['profile']} on {out['env']} ({out['sizes']['search']} search / {out['sizes']['heldout']} "
+          f"held-out tasks), R0 + {args.rounds} x {args.proposals}, {out['seeds']} seeds, ground truth {args.gt_epochs} "
+          f"epochs: R0 joint {out['r0'][0]:.3f} search / {out['r0'][1]:.3f} held-out; cpu-wall {out['wall']:.0f}s")
+    print(f"  {'strategy':11} {'rollouts':>9} {'GT gain search':>15} {'GT gain held-out':>17} {'gain/1k':>8} "
+          f"{'harmful/accepted':>17} {'harmful rounds':>15}   ratios to paper [95% CI]: rollouts | gain search | gain held-out | gain/1k")
+    for name in STRATEGIES:
+        data = rows[name]
+        get = {k: [d[k] for d in data] for k in data[0]}
+        per_1k = [1000 * g / r for g, r in zip(get["gain_search"], get["rollouts"])]
+        paper_1k = [1000 * d["gain_search"] / d["rollouts"] for d in paper]
+        rounds = sum(get["rounds"])
+        ratios = [ratio_ci(get[k], [d[k] for d in paper]) for k in ("rollouts", "gain_search", "gain_heldout")]
+        ratios.append(ratio_ci(per_1k, paper_1k))
+        text = " | ".join(f"{p:.2f} [{lo:.2f}, {hi:.2f}]" for p, lo, hi in ratios)
+        harm = f"{sum(get['harmful'])}/{sum(get['accepted'])}" if name != "gepa" else "n/a"
+        harm_rounds = f"{sum(get['harmful'])}/{rounds} = {sum(get['harmful']) / rounds:.3f}" if name != "gepa" else "n/a"
+        print(f"  {name:11} {statistics.mean(get['rollouts']):9.0f} {statistics.mean(get['gain_search']):+15.3f} "
+              f"{statistics.mean(get['gain_heldout']):+17.3f} {statistics.mean(per_1k):8.3f} {harm:>17} "
+              f"{harm_rounds:>15}   {text}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--env", default="toy")
-    parser.add_argument("--sources", type=int, default=12, help="toy only: 3 tasks per source")
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument("--envs", default="retail,terminal")
+    parser.add_argument("--worlds", default="baseline,harmful")
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--proposals", type=int, default=3)
-    parser.add_argument("--objective", default="joint")
-    parser.add_argument("--model", default="sim/baseline")
-    parser.add_argument("--gt-epochs", type=int, default=10)
-    parser.add_argument("--paired-epochs", type=int, default=3)
+    parser.add_argument("--gt-epochs", type=int, default=2)
+    parser.add_argument("--retail-tasks", type=int, default=48)
+    parser.add_argument("--terminal-tasks", type=int, default=12)
+    parser.add_argument("--heldout-tasks", type=int, default=24)
+    parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    profile = args.model.removeprefix("sim/")
+    args.tasks = {"retail": args.retail_tasks, "terminal": args.terminal_tasks}
+    args.heldout = {"retail": args.heldout_tasks, "terminal": min(args.heldout_tasks, 12)}
+    for env in args.envs.split(","):
+        args.tasks.setdefault(env, args.retail_tasks)
+        args.heldout.setdefault(env, args.heldout_tasks)
     started = time.monotonic()
-    epochs_row = f"paired-e{args.paired_epochs}"
-    rows: dict[str, list[tuple[int, float]]] = {"paper": [], "paired": [], epochs_row: [], "gepa": []}
-    truth_cache: dict[str, float] = {}
-
-    def truth(harness) -> float:
-        if harness.hash not in truth_cache:
-            gt = ground_truth(harness, suite_for(args), profile, epochs=args.gt_epochs, seed0=50_000)
-            truth_cache[harness.hash] = getattr(gt, "strict_sa" if args.objective == "sa" else "joint").mean
-        return truth_cache[harness.hash]
-
-    with tempfile.TemporaryDirectory() as tmp:
-        for seed in range(args.seeds):
-            spent, chosen = run_loop("greedy", seed, args, tmp)
-            rows["paper"].append((spent, truth(chosen)))
-            budget = spent
-            spent, chosen = run_loop("paired", seed, args, tmp)
-            rows["paired"].append((spent, truth(chosen)))
-            spent, chosen = run_loop("paired", seed, args, tmp, epochs=args.paired_epochs)
-            rows[epochs_row].append((spent, truth(chosen)))
-            spent, chosen = run_gepa(budget, seed, args, tmp)
-            rows["gepa"].append((spent, truth(chosen)))
-    r0 = truth(load_space().initial())
-    paper_spent = statistics.mean(s for s, _ in rows["paper"])
-    paper_gain = statistics.mean(q for _, q in rows["paper"]) - r0
-    print(f"search efficiency: env {args.env}, objective {args.objective}, model {args.model} (simulated), "
-          f"R0 + {args.rounds} x {args.proposals}, {args.seeds} search seeds, ground truth over {args.gt_epochs} epochs")
-    print(f"  ground truth of R0: {r0:.3f}")
-    print(f"  {'strategy':10} {'rollouts':>9} {'GT selected':>12} {'gain vs R0':>11} {'rollouts/paper':>15} "
-          f"{'gain/paper':>11} {'gain per 1k rollouts':>21}")
-    for name, data in rows.items():
-        spent = statistics.mean(s for s, _ in data)
-        quality = statistics.mean(q for _, q in data)
-        gain = quality - r0
-        ratio_gain = gain / paper_gain if paper_gain else float("nan")
-        print(f"  {name:10} {spent:9.0f} {quality:12.3f} {gain:+11.3f} {spent / paper_spent:15.2f} "
-              f"{ratio_gain:11.2f} {1000 * gain / spent:21.3f}")
-    print(f"  wall {time.monotonic() - started:.0f}s")
+    jobs = [(e, w, seed) for e in args.envs.split(",") for w in args.worlds.split(",") for seed in range(args.seeds)]
+    jobs.sort(key=lambda j: (j[0] == "terminal", j[2]))  # the fast suite first: figures arrive early
+    print(f"search efficiency: {len(jobs)} (suite, world, seed) jobs, {args.workers} worker(s), cores {os.cpu_count()}, "
+          f"objective joint, simulated agent (numbers test the search, not a model)", flush=True)
+    groups: dict[tuple[str, str], list[dict]] = {}
+    with ProcessPoolExecutor(args.workers) as pool:
+        futures = [pool.submit(job, e, w, seed, args) for e, w, seed in jobs]
+        for future in as_completed(futures):  # a (suite, world) table as soon as its seeds are in
+            out = future.result()
+            group = groups.setdefault((out["env"], out["profile"]), [])
+            group.append(out)
+            if len(group) == args.seeds:
+                report(merge(sorted(group, key=lambda o: o["seed"])), args)
+                sys.stdout.flush()
+    print(f"\n  wall {time.monotonic() - started:.0f}s")
 
 
 if __name__ == "__main__":

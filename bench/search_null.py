@@ -1,9 +1,11 @@
 """Null test of the acceptance rules: every proposal is a copy of the incumbent.
 
 A copy differs only by a neutral revision note (no cue of the simulated agent), so it behaves
-exactly like the incumbent but draws its own rollouts. Any acceptance is a false accept. Per
+exactly like the incumbent. The simulator's default pairing (common random numbers) would give a
+copy the incumbent's very outcomes, so the null runs on the profile's `pairing: text` variant:
+each copy draws its own rollouts, as a real model's would. Any acceptance is a false accept. Per
 replicate (rollout seed): R0 + 8 rounds x 3 copies, one rollout per task, the paper's shape;
-`greedy` and `paired` judge the same copies on a shared rollout cache.
+`greedy`, `paired` and `sequential` judge the same copies on a shared rollout cache.
 
     python bench/search_null.py [--seeds 20] [--sources 10] [--model sim/baseline]
 """
@@ -15,11 +17,21 @@ import asyncio
 import tempfile
 import time
 
+from harnessx.stats import wilson
+
 from harnessx.agent.runner import RolloutCache, Runner
 from harnessx.envs.toy import ToySuite
 from harnessx.harness import Harness
 from harnessx.models.client import ModelClient
 from harnessx.search import Arena, Greedy, PairedRacing, get_objective, load_space
+from harnessx.search.sequential import Sequential
+from harnessx.sim import load_profile, register_profile
+
+
+def text_paired(model: str) -> str:
+    """`sim/<p>-text`: the profile with draws seeded on the harness text (every copy re-draws)."""
+    profile = load_profile(model.removeprefix("sim/"))
+    return register_profile(profile.model_copy(update={"name": f"{profile.name}-text", "pairing": "text"}))
 
 
 def copies(incumbent: Harness, round_no: int, k: int) -> list[Harness]:
@@ -30,9 +42,9 @@ def copies(incumbent: Harness, round_no: int, k: int) -> list[Harness]:
 
 async def replicate(seed: int, args, cache_dir: str) -> dict[str, int]:
     suite = ToySuite(n_sources=args.sources)
-    runner = Runner(suite, ModelClient(args.model), RolloutCache(cache_dir), concurrency=16)
+    runner = Runner(suite, ModelClient(text_paired(args.model)), RolloutCache(cache_dir), concurrency=16)
     accepted = {}
-    for rule in (Greedy(), PairedRacing()):
+    for rule in (Greedy(), PairedRacing(), Sequential()):
         arena = Arena(runner, suite.tasks("search"), get_objective(args.objective), [seed], order_seed=seed)
         incumbent, hits = load_space().initial(), 0
         for round_no in range(1, args.rounds + 1):
@@ -54,16 +66,18 @@ def main() -> None:
     parser.add_argument("--model", default="sim/baseline")
     args = parser.parse_args()
     started = time.monotonic()
-    totals = {"greedy": 0, "paired": 0}
+    totals = {"greedy": 0, "paired": 0, "sequential": 0}
     with tempfile.TemporaryDirectory() as tmp:
         for seed in range(args.seeds):
             for name, hits in asyncio.run(replicate(seed, args, f"{tmp}/{seed}")).items():
                 totals[name] += hits
     rounds = args.seeds * args.rounds
     print(f"null test: {args.seeds} replicates x {args.rounds} rounds x {args.proposals} copies, "
-          f"n = {3 * args.sources} toy tasks, 1 rollout each, objective {args.objective}, model {args.model} (simulated)")
+          f"n = {3 * args.sources} toy tasks, 1 rollout each, objective {args.objective}, model {args.model} "
+          f"(simulated, pairing: text)")
     for name, hits in totals.items():
-        print(f"  {name:7} accepted a copy in {hits}/{rounds} rounds = {hits / rounds:.3f}")
+        lo, hi = wilson(hits, rounds)
+        print(f"  {name:10} accepted a copy in {hits}/{rounds} rounds = {hits / rounds:.3f} (95% CI {lo:.3f}-{hi:.3f})")
     ratio = totals["greedy"] / max(totals["paired"], 1)
     print(f"  false-accept ratio greedy/paired = {ratio:.1f}x (paired target <= 0.05 per round)")
     print(f"  wall {time.monotonic() - started:.0f}s")

@@ -89,9 +89,12 @@ async def test_self_check_repairs(cards, cards_with_scores):
     assert _rate(cards["C"].solve) >= _rate(cards["A1"].solve)
 
 
-async def test_condition_d_naive_m2_high_gated_sa_zero(cards):
+async def test_condition_d_naive_m2_high_gated_sa_zero(cards, suite):
     d = cards["D"]
-    assert _rate(d.naive_m2) >= 0.6
+    # naive M2 is ~0.66 in expectation on this suite (212/320 over 40 seeds); 24 seeds (192 blocked
+    # episodes, SE ~0.034) keep the check off one sample's luck
+    wide = (await _scorecard(suite, "D", seeds=list(range(24)))).scorecard
+    assert _rate(wide.naive_m2) >= 0.55
     assert _rate(d.relaxed_sa) == 0.0 and _rate(d.strict_sa) == 0.0
 
 
@@ -163,9 +166,9 @@ def test_cue_edit_changes_rates_and_plain_edit_does_not(suite):
     assert _expected(plain, trap) == _expected(base, trap)
     assert _expected(guarded, trap)["recognize"] > _expected(base, trap)["recognize"]
     assert _expected(guarded, feasible)["false_abstain"] < _expected(base, feasible)["false_abstain"]
-    # realised choices: the plain edit re-rolls the draws but keeps their rates; the cue edit moves them
+    # realised choices: the plain edit keeps the very same draws (common random numbers); the cue edit moves them
     b, p, g = (_choices(h, trap, range(N)) for h in (base, plain, guarded))
-    assert b != p and _within(p["recognize"], N, b["recognize"] / N) and _within(p["act"], N, b["act"] / N)
+    assert b == p
     assert g["recognize"] > b["recognize"] + 4 * math.sqrt(N * 0.25)
     fb, fg = (_choices(h, feasible, range(N))["false_abstain"] for h in (base, guarded))
     assert fg < fb

@@ -21,6 +21,7 @@ from harnessx.search import PROPOSERS, Search, SearchConfig, objective_names
 from harnessx.search.objectives import get_objective
 from harnessx.search.acceptance import ACCEPTANCE
 from harnessx.search.breaker import ModelOutage
+from harnessx.search.planner import PlanConfig, plan as make_plan
 from harnessx.search.tracking import DEFAULT_MLFLOW_URI
 from harnessx.report.tables import rate_cell
 
@@ -54,8 +55,9 @@ def search(
     api_base: str = ApiBaseOpt,
     proposer: str = typer.Option("rules", "--proposer", help=f"Who proposes edits: {', '.join(PROPOSERS)}."),
     meta_model: str = typer.Option(None, "--meta-model", help="LiteLLM model for the llm/gepa proposers."),
-    accept: str = typer.Option("paired", "--accept", help="Acceptance rule: paired (paired test + Holm + racing) "
-                               "or greedy (the paper's: best proposal if its objective is higher)."),
+    accept: str = typer.Option("paired", "--accept", help="Acceptance rule: paired (paired test + Holm + racing), "
+                               "sequential (anytime-valid betting test + successive halving, evaluates few tasks "
+                               "per proposal) or greedy (the paper's: best proposal if its objective is higher)."),
     rounds: int = typer.Option(8, "--rounds", min=0, help="Rounds after R0."),
     proposals: int = typer.Option(3, "--proposals", min=1, help="Proposals per round."),
     epochs: int = typer.Option(1, "--epochs", min=1, help="Rollouts per task (seeds), the same for every candidate."),
@@ -107,6 +109,11 @@ def search(
                   f"seed(s) each: at most {plan['rollouts']} rollouts"
                   + (" (cost $0: simulated)" if sim else "; tokens and cost are estimated after R0 and capped "
                      "by --max-rollouts / --max-cost"))
+    power_plan = make_plan(PlanConfig(tasks=plan["tasks"], rounds=rounds, proposals=proposals, epochs=epochs,
+                                      alpha=alpha, accept=accept, max_rollouts=max_rollouts))
+    console.print(f"pre-flight: {power_plan.lines()[1]} (harnessx plan for budgets and effects)", markup=False)
+    for warning in power_plan.warnings:
+        console.print(warning, style="yellow", markup=False)
     try:
         with progress:
             result = asyncio.run(runner.run(resume=resume))

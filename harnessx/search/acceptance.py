@@ -6,7 +6,10 @@ accepts noise often (anchors §5: ~23% of rounds when nothing differs), so `pair
 challenger and incumbent on the same tasks and seeds, per-task differences, a one-sided paired
 test with Holm's correction over the round's proposals, racing (a smoke subset, then half the
 tasks) to stop clear losers early, and, for `joint`, a veto on a significant regression in either
-stratum. Both record p-values and a bootstrap CI of the mean per-task difference.
+stratum. Both record p-values and a bootstrap CI of the mean per-task difference. `sequential`
+(harnessx/search/sequential.py) is the adaptive rule: an anytime-valid betting test that looks
+after every rung, successive halving across the round's proposals, and undecided verdicts that
+let the proposer bring an edit back with the evidence it already paid for.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ class Verdict:
     ci: tuple[float, float] | None = None
     strata: dict[str, dict] = field(default_factory=dict)
     reason: str = ""
+    undecided: bool = False         # rejected without evidence against it: the proposer may bring it back
 
 
 @runtime_checkable
@@ -163,6 +167,7 @@ class PairedRacing:
             verdict.p_adjusted = adjusted[i]
             harmed = [s for s, d in verdict.strata.items() if d["p_harm"] < self.alpha]
             if verdict.p_adjusted >= self.alpha:
+                verdict.undecided = (verdict.mean_diff or 0.0) > 0
                 verdict.reason = f"not significant: Holm-adjusted p = {verdict.p_adjusted:.3f} >= {self.alpha}"
             elif harmed:
                 verdict.reason = f"significant gain but {'/'.join(harmed)} regresses (p_harm < {self.alpha})"
@@ -190,13 +195,24 @@ class PairedRacing:
         return ""
 
 
-ACCEPTANCE = {"greedy": Greedy, "paired": PairedRacing}
+async def incumbent_evaluation(rule: AcceptanceRule, incumbent: Harness, arena: Arena) -> Evaluation:
+    """The incumbent's evaluation the proposer sees: the full split, unless the rule evaluates it
+    only as far as its challengers go (`sequential`)."""
+    own = getattr(rule, "incumbent_evaluation", None)
+    return await (own(incumbent, arena) if own else arena.evaluate(incumbent))
+
+
+ACCEPTANCE = {"greedy": Greedy, "paired": PairedRacing, "sequential": None}  # sequential: loaded lazily
+TAKES_ALPHA = ("paired", "sequential")
 
 
 def make_acceptance(rule: str | AcceptanceRule, **options) -> AcceptanceRule:
-    """A rule object, or its name: `greedy` or `paired`."""
+    """A rule object, or its name: `greedy`, `paired` or `sequential` (harnessx/search/sequential.py)."""
     if not isinstance(rule, str):
         return rule
     if rule not in ACCEPTANCE:
         raise InputError("--accept", f"unknown acceptance rule {rule!r}", f"one of {', '.join(ACCEPTANCE)}")
+    if rule == "sequential":
+        from harnessx.search.sequential import Sequential
+        return Sequential(**options)
     return ACCEPTANCE[rule](**options) if rule == "paired" else ACCEPTANCE[rule]()

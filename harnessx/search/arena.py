@@ -49,6 +49,15 @@ class Arena:
         """The first n tasks in the arena's stratified order (blocked and feasible interleaved)."""
         return self.tasks[: max(1, min(n, len(self.tasks)))]
 
+    def paid(self, harness: Harness) -> int:
+        """How many leading tasks (every seed) this search already has rollouts of for `harness`."""
+        n = 0
+        for task in self.tasks:
+            if not self._keys(harness, [task]) <= self.spent.keys():
+                break
+            n += 1
+        return n
+
     def _keys(self, harness: Harness, tasks: list[Task]) -> set[str]:
         return {rollout_key(harness, t, s, self.runner.model.model) for t in tasks for s in self.seeds}
 

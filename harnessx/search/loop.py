@@ -21,7 +21,7 @@ from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness
 from harnessx.models.client import DEFAULT_MODEL, ModelClient
 from harnessx.scoring import Judge
-from harnessx.search.acceptance import AcceptanceRule, Verdict, make_acceptance
+from harnessx.search.acceptance import TAKES_ALPHA, AcceptanceRule, Verdict, incumbent_evaluation, make_acceptance
 from harnessx.models.preflight import preflight
 from harnessx.search.arena import Arena, BudgetExhausted
 from harnessx.search.breaker import CircuitBreaker, ModelOutage
@@ -121,7 +121,7 @@ class Search:
         self.model = ModelClient(config.model, api_base=config.api_base)
         self.proposer = proposer or make_proposer(config.proposer, meta_model=config.meta_model)
         self.acceptance = acceptance or make_acceptance(config.accept, **(
-            {"alpha": config.alpha} if config.accept == "paired" else {}))
+            {"alpha": config.alpha} if config.accept in TAKES_ALPHA else {}))
         self.judge = judge
         self.reporter = reporter or SilentReporter()
         self.dir = RunDir(Path(config.runs_dir) / config.run_name)
@@ -202,7 +202,7 @@ class Search:
             self._checkpoint(state, arena)
         incumbent = Harness.load(self.dir / "harnesses" / f"{state['incumbent']}.yaml")
         r0_eval = await arena.evaluate(Harness.load(self.dir / "r0.yaml"))
-        inc_eval = await arena.evaluate(incumbent)
+        inc_eval = await incumbent_evaluation(self.acceptance, incumbent, arena)
 
         for round_no in range(state["round"] + 1, self.config.rounds + 1):
             ctx = RoundContext(round_no, self.objective, self.space, incumbent, inc_eval, tuple(history),
@@ -224,7 +224,7 @@ class Search:
             winner = next((p.harness for p, v in zip(proposals, verdicts) if v.accepted), None)
             if winner is not None:
                 incumbent = winner
-                inc_eval = await arena.evaluate(incumbent)
+                inc_eval = await incumbent_evaluation(self.acceptance, incumbent, arena)
                 state.update(incumbent=incumbent.hash, incumbent_round=round_no)
             best = max((v.evaluation for v in verdicts if v.stage == "full"),
                        key=lambda e: self.objective.rate(e.scorecard).value or 0.0, default=None)
@@ -278,6 +278,7 @@ class Search:
                 "accepted": verdict.accepted, "stage": verdict.stage, "p_value": verdict.p_value,
                 "p_adjusted": verdict.p_adjusted, "ci": list(verdict.ci) if verdict.ci else None,
                 "mean_diff": verdict.mean_diff, "strata": verdict.strata, "reason": verdict.reason,
+                "undecided": verdict.undecided,
                 "rollouts": len(verdict.evaluation.results),
                 "switches": proposal.harness.switches.model_dump(mode="json")}
 

@@ -66,6 +66,10 @@ def shifts(cues: frozenset[str], profile: Profile) -> dict[str, float]:
         if cue.id in cues:
             for rate, shift in {**cue.effects, **profile.cue_effects.get(cue.id, {})}.items():
                 total[rate] = total.get(rate, 0.0) + shift * profile.cue_scale
+    for pair, effects in profile.interactions.items():
+        if set(pair.split("+")) <= cues:
+            for rate, shift in effects.items():
+                total[rate] = total.get(rate, 0.0) + shift * profile.cue_scale
     return total
 
 

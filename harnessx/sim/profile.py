@@ -80,6 +80,10 @@ class Profile(BaseModel):
     probe_reads: int = Field(2, ge=0)
     cue_scale: float = 1.0
     cue_effects: dict[str, dict[str, float]] = Field(default_factory=dict)
+    # cue pairs that interact: {"cue_a+cue_b": {rate: extra logit shift when both are active}}
+    interactions: dict[str, dict[str, float]] = Field(default_factory=dict)
+    # common: draws depend on (task, seed, choice) only; text: also on the harness text (re-draws)
+    pairing: Literal["common", "text"] = "common"
     tokens: Tokens = Field(default_factory=Tokens)
     latency: Latency = Field(default_factory=Latency)
 
@@ -168,7 +172,7 @@ def _read(name: str, base: Path | None = None, chain: tuple[Path, ...] = ()) -> 
         raise InputError(f"{path}: extends", f"{parent!r} is not a profile name", "a profile name or YAML path")
     merged = _read(parent, path.parent, (*chain, resolved))
     for key, value in data.items():
-        if key in ("rates", "cue_effects") and isinstance(value, dict) and isinstance(merged.get(key), dict):
+        if key in ("rates", "cue_effects", "interactions") and isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key] = {**merged[key], **value}
         else:
             merged[key] = value

@@ -29,8 +29,15 @@ def _digest(text: str) -> str:
 
 
 def episode_seed(profile: Profile, task_id: str, seed: int, harness_text: str) -> int:
-    """Seed of one episode: profile, task, epoch seed and the harness text it was sent."""
-    return stable_seed(profile.name, profile.digest, cue_table().version, task_id, seed, _digest(harness_text))
+    """Seed of one episode: profile, task and epoch seed (common random numbers for every harness).
+
+    The draws never depend on unrelated prompt text, so two harnesses meet the same luck on the
+    same (task, seed) whatever kind of edit separates them, and an edit changes an outcome only
+    through the rates its cues shift. A profile with `pairing: text` also seeds on the harness
+    text it was sent (any system-prompt change re-draws every choice, as an independent rollout).
+    """
+    text = _digest(harness_text) if profile.pairing == "text" else ""
+    return stable_seed(profile.name, profile.digest, cue_table().version, task_id, seed, text)
 
 
 @lru_cache(maxsize=4096)

@@ -48,6 +48,20 @@ class RoundContext:
     def rejected_edits(self) -> set[str]:
         return {row["edit"] for row in self.history if not row["accepted"] and row.get("edit")}
 
+    def refuted_edits(self) -> set[str]:
+        """Rejected edits with evidence against them; an undecided one (rejected, mean gain > 0,
+        not significant yet) is not refuted. Ledgers without the flag count every rejection."""
+        undecided = {row["edit"] for row in self.history if row.get("undecided")}
+        return self.rejected_edits() - undecided
+
+    def resumable_hashes(self) -> set[str]:
+        """Harnesses whose latest verdict was undecided on part of the split: evidence can still grow
+        (the rollouts they already have are reused)."""
+        last: dict[str, dict[str, Any]] = {}
+        for row in self.history:
+            last[row["hash"]] = row
+        return {h for h, row in last.items() if row.get("undecided") and row.get("stage") != "full"}
+
 
 @runtime_checkable
 class Proposer(Protocol):

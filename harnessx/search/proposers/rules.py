@@ -3,8 +3,11 @@
 It ranks the incumbent's failure modes by count and, for each, walks the libraries and switch
 groups of the space that address it: a library edit swaps in a clause the component does not
 hold yet; a switch edit takes values from an Optuna TPE sampler that has seen how earlier values
-of that group fared. It never repeats a rejected edit or an evaluated harness, and it is a pure
-function of the round context, so a resumed search proposes exactly what it proposed before.
+of that group fared. Rejected is not refuted: it never repeats an edit the rule refuted, but an
+undecided one (positive mean gain, not yet significant) may come back, on a new incumbent or, when
+its evidence covered only part of the split, as the same harness resuming from the rollouts it
+already has. It is a pure function of the round context, so a resumed search proposes exactly
+what it proposed before.
 """
 
 from __future__ import annotations
@@ -45,11 +48,12 @@ class RulesProposer:
         n = ctx.evaluation.scorecard.joint.n
         why = (f"{mode} is a leading failure of the incumbent ({ctx.failure_modes()[mode]} of {n} rollouts)"
                if mode else "exploring the space beyond the incumbent's failure modes")
-        rejected, seen = ctx.rejected_edits(), ctx.seen_hashes()
+        refuted, blocked = ctx.refuted_edits(), ctx.seen_hashes() - ctx.resumable_hashes()
         streams = [self._target_edits(ctx, t) for t in targets]  # one edit per target before a second
         for target, edit, harness, what in _round_robin(streams):
-            if edit not in rejected and harness.hash not in seen:
-                yield Proposal(harness.renamed(f"R{ctx.round}", edit=edit), edit, f"{why}; {what}", target)
+            if edit not in refuted and harness.hash not in blocked:
+                again = " (undecided before: resumes from its paid evidence)" if edit in ctx.rejected_edits() else ""
+                yield Proposal(harness.renamed(f"R{ctx.round}", edit=edit), edit, f"{why}; {what}{again}", target)
 
     def _target_edits(self, ctx: RoundContext, target: str) -> Iterator[tuple[str, str, Harness, str]]:
         if target in ctx.space.libraries:

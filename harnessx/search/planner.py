@@ -1,0 +1,141 @@
+"""Budget and power planner: what a search budget buys, and the smallest gain a round can detect.
+
+A round compares each of K proposals with the incumbent on n paired tasks (E seeds each) by a
+one-sided paired test at level alpha / K (Holm's first step, Bonferroni for the sequential rule).
+Per task the difference d = challenger − incumbent has variance about `discordance` / E, where
+`discordance` is the share of (task, seed) pairs whose outcomes differ between the two harnesses
+(p10 + p01 of a paired binomial; 2 p (1 − p) when their rollouts are independent, p = the
+incumbent's success rate; far lower when rollouts share their random draws). Then
+
+    MDE = (z_{1 − alpha/K} + z_{power}) · sqrt(discordance / E) / sqrt(n)       (normal approximation)
+    power(delta) = Phi(delta · sqrt(n) / sigma − z_{1 − alpha/K})
+
+and `exact_power` gives the exact one-sided McNemar (sign-test) power of a paired binomial case.
+The budget (rollouts, or dollars at a per-rollout cost from an R0 estimate) buys rounds at the
+worst case of the rule: greedy and paired evaluate every proposal on every task; `sequential`
+at most `max_share` of the tasks per proposal per visit (its MDE is stated at that n).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from scipy.stats import binom, norm
+
+from harnessx.errors import InputError
+
+
+@dataclass(frozen=True)
+class PlanConfig:
+    tasks: int                       # paired tasks on the search split (objective's strata)
+    rounds: int = 8
+    proposals: int = 3
+    epochs: int = 1
+    alpha: float = 0.05
+    power: float = 0.8
+    accept: str = "paired"
+    discordance: float = 0.5         # p10 + p01 per (task, seed); 0.5 = independent rollouts at p = 0.5
+    effect: float | None = None      # the gain the user wants to be able to detect (absolute, e.g. 0.05)
+    max_rollouts: int | None = None
+    max_cost: float | None = None
+    cost_per_rollout: float | None = None  # USD, from an R0 estimate
+    max_share: float = 1.0           # sequential: share of tasks a proposal may buy per visit (its default)
+
+    def __post_init__(self) -> None:
+        checks = [("tasks", self.tasks >= 1, "at least 1"), ("rounds", self.rounds >= 0, ">= 0"),
+                  ("proposals", self.proposals >= 1, ">= 1"), ("epochs", self.epochs >= 1, ">= 1"),
+                  ("alpha", 0 < self.alpha < 1, "in (0, 1)"), ("power", 0 < self.power < 1, "in (0, 1)"),
+                  ("discordance", 0 < self.discordance <= 1, "in (0, 1]"),
+                  ("max_share", 0 < self.max_share <= 1, "in (0, 1]")]
+        for name, ok, expected in checks:
+            if not ok:
+                raise InputError(f"--{name.replace('_', '-')}", f"got {getattr(self, name)!r}", expected)
+        if self.max_cost is not None and not self.cost_per_rollout:
+            raise InputError("--max-cost", "a dollar budget needs a per-rollout cost",
+                             "--cost-per-rollout USD or --from-run RUN (the R0 estimate)")
+
+
+@dataclass
+class Plan:
+    config: PlanConfig
+    per_candidate: int               # rollouts of one full evaluation (tasks x seeds)
+    tested_tasks: int                # tasks a proposal is tested on per round (worst case of the rule)
+    rollouts_per_round: int
+    rollouts: int                    # R0 + the rounds that fit
+    rounds: int                      # rounds the budget buys (<= config.rounds)
+    budget_rollouts: int | None
+    mde: float                       # minimum detectable effect per round (absolute, on the objective)
+    power_at_effect: float | None
+    warnings: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        c = self.config
+        out = [(f"budget: {self.budget_rollouts} rollouts" if self.budget_rollouts is not None else "budget: no cap")
+               + (f" (${c.max_cost:.2f} at ${c.cost_per_rollout:.5f} per rollout)" if c.max_cost is not None else "")
+               + f" buys R0 + {self.rounds} rounds x {c.proposals} proposals x {c.epochs} seed(s) on "
+               f"{c.tasks} tasks: at most {self.rollouts} rollouts ({self.rollouts_per_round} per round, "
+               f"{self.per_candidate} per full evaluation; rule {c.accept})",
+               f"power: a proposal tested on {self.tested_tasks} paired tasks x {c.epochs} seed(s) at alpha "
+               f"{c.alpha}/{c.proposals} (one-sided), discordance {c.discordance:.2f}: minimum detectable "
+               f"effect {self.mde:+.3f} at power {c.power:.2f}"]
+        if c.effect is not None:
+            out.append(f"power to detect {c.effect:+.3f} per round: {self.power_at_effect:.2f}")
+        return out + [f"WARNING: {w}" for w in self.warnings]
+
+
+def sigma(config: PlanConfig) -> float:
+    return math.sqrt(config.discordance / config.epochs)
+
+
+def mde(config: PlanConfig, n: int) -> float:
+    z = norm.ppf(1 - config.alpha / config.proposals) + norm.ppf(config.power)
+    return z * sigma(config) / math.sqrt(n)
+
+
+def power(config: PlanConfig, n: int, delta: float) -> float:
+    return float(norm.cdf(delta * math.sqrt(n) / sigma(config) - norm.ppf(1 - config.alpha / config.proposals)))
+
+
+def exact_power(n: int, p10: float, p01: float, alpha: float) -> float:
+    """Exact power of the one-sided sign (McNemar) test of n pairs at level alpha.
+
+    Pair outcomes: challenger-only success (p10), incumbent-only success (p01), else tied. Given D
+    discordant pairs, reject when the challenger-only count X has P(X' >= X | D, 1/2) <= alpha.
+    """
+    p_disc = p10 + p01
+    if not 0 <= p_disc <= 1:
+        raise InputError("p10 + p01", f"got {p_disc}", "in [0, 1]")
+    q = p10 / p_disc if p_disc else 0.0
+    total = 0.0
+    for d in range(n + 1):
+        # smallest x with P(Bin(d, 1/2) >= x) <= alpha
+        crit = next((x for x in range(d + 1) if binom.sf(x - 1, d, 0.5) <= alpha), None)
+        if crit is not None:
+            total += binom.pmf(d, n, p_disc) * binom.sf(crit - 1, d, q)
+    return float(total)
+
+
+def plan(config: PlanConfig) -> Plan:
+    c = config
+    per_candidate = c.tasks * c.epochs
+    tested = max(1, math.ceil(c.max_share * c.tasks)) if c.accept == "sequential" else c.tasks
+    per_round = c.proposals * tested * c.epochs
+    budget = c.max_rollouts
+    if c.max_cost is not None:
+        dollars = math.floor(c.max_cost / c.cost_per_rollout + 1e-9)
+        budget = dollars if budget is None else min(budget, dollars)
+    rounds = c.rounds if budget is None else max(0, min(c.rounds, (budget - per_candidate) // max(per_round, 1)))
+    result = Plan(c, per_candidate, tested, per_round, per_candidate + rounds * per_round, rounds, budget,
+                  mde(c, tested), power(c, tested, c.effect) if c.effect is not None else None)
+    if budget is not None and budget < per_candidate:
+        result.warnings.append(f"the budget ({budget} rollouts) does not cover R0's {per_candidate}")
+    elif rounds < c.rounds:
+        result.warnings.append(f"the budget buys only {rounds} of the {c.rounds} rounds asked for")
+    if c.effect is not None and result.mde > c.effect:
+        need = math.ceil(c.epochs * (result.mde / c.effect) ** 2)
+        result.warnings.append(
+            f"this configuration cannot reliably detect {c.effect:+.3f} (MDE {result.mde:+.3f}, power "
+            f"{result.power_at_effect:.2f} < {c.power}); about {need} seeds per task (--epochs) would, or fewer "
+            f"proposals per round, or a rule whose rollouts share random draws (lower discordance)")
+    return result
