@@ -12,8 +12,10 @@ import json
 import time
 from dataclasses import dataclass, field
 
+from harnessx.agent.clock import AgentClock
 from harnessx.agent.probe_phase import read_only_probe
 from harnessx.agent.result import RolloutResult
+from harnessx.agent.sampling import call_seed, sampling_kwargs
 from harnessx.envs.base import Environment, StepOutcome
 from harnessx.errors import EnvironmentFailure, ModelCallError
 from harnessx.harness.model import Harness
@@ -81,6 +83,7 @@ class _Episode:
     done: bool = False
     stop_reason: str = ""
     started: float = field(default_factory=time.monotonic)
+    clock: AgentClock = field(default_factory=AgentClock)
 
     # --- model --------------------------------------------------------------------------------
     async def ask(self, messages: list[dict], role: str, tools: bool = True) -> ModelReply:
@@ -88,22 +91,25 @@ class _Episode:
         model = self.planner_model if role == "planner" and self.planner_model else self.model
         if model.simulated:
             metadata["harnessx"]["sim"] = sim_side_channel(self.task)
-        text_tools = self.rendered.tool_format == "text"
+        sw = self.harness.switches
         tool_schemas = [t.openai() for t in self.rendered.tools] if tools else None
-        reply = await model.complete(messages, tool_schemas, metadata=metadata, seed=self.seed,
-                                     max_tokens=self.harness.switches.max_output_tokens,
-                                     text_tools=text_tools and tools)
+        seed = call_seed(self.seed, self.consecutive_malformed)
+        reply = await model.complete(messages, tool_schemas, metadata=metadata, seed=seed,
+                                     max_tokens=sw.max_output_tokens, tool_format=self.rendered.tool_format,
+                                     multiple_calls=sw.parallel_tool_calls, **sampling_kwargs(sw))
         self.usage = self.usage + reply.usage
+        self.clock.model_call(reply.latency_s, reply.queue_s)
         self.traj.append("model_call", "harness", self.step, role=role, model=model.model,
                          prompt_tokens=reply.usage.prompt_tokens, completion_tokens=reply.usage.completion_tokens,
-                         cost_usd=reply.usage.cost_usd, latency_s=round(reply.latency_s, 6), retries=reply.retries)
+                         cost_usd=reply.usage.cost_usd, latency_s=round(reply.latency_s, 6), retries=reply.retries,
+                         queue_s=round(reply.queue_s, 6), model_s=round(reply.model_s, 6), seed=seed)
         return reply
 
     def over_budget(self) -> str | None:
         sw = self.harness.switches
         if self.usage.prompt_tokens + self.usage.completion_tokens > sw.max_total_tokens:
             return "token_limit"
-        if time.monotonic() - self.started > sw.time_limit_s:
+        if self.clock.agent_s() > sw.time_limit_s:  # the agent's own time, not waits for a shared model
             return "time_limit"
         return None
 
@@ -148,14 +154,16 @@ class _Episode:
                                     category=call.arguments.get("category"),
                                     rationale=call.arguments.get("rationale", ""))
                 return True
+            tool_start = time.monotonic()
             outcome = await self.env.execute(call)
-            self._record_outcome(call, outcome, messages)
+            self.clock.tool_call(time.monotonic() - tool_start)
+            self._record_outcome(call, outcome, messages, time.monotonic() - tool_start)
             if self.done:
                 return True
         return bool(reply.tool_calls)
 
-    def _record_outcome(self, call: ToolCall, outcome: StepOutcome, messages: list[dict]) -> None:
-        self._tool_result(messages, call, outcome.observation, outcome.error)
+    def _record_outcome(self, call: ToolCall, outcome: StepOutcome, messages: list[dict], tool_s: float = 0.0) -> None:
+        self._tool_result(messages, call, outcome.observation, outcome.error, tool_s=round(tool_s, 6))
         for change in outcome.state_changes:
             self.traj.append("state_change", "agent", self.step, **change.model_dump(mode="json"))
         if outcome.evidence:
@@ -165,9 +173,10 @@ class _Episode:
         if outcome.done and not self.done:
             self.done, self.stop_reason = True, "env_done"
 
-    def _tool_result(self, messages: list[dict], call: ToolCall, content: str, error: bool = False) -> None:
+    def _tool_result(self, messages: list[dict], call: ToolCall, content: str, error: bool = False,
+                     **timing: float) -> None:
         self.traj.append("tool_result", "environment", self.step, id=call.id, name=call.name,
-                         content=content, error=error)
+                         content=content, error=error, **timing)
         if self.rendered.tool_format == "native":
             messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
         else:
@@ -324,7 +333,7 @@ async def run_rollout(harness: Harness, task: Task, env: Environment, model: Mod
             ep.traj.append("error", "environment", ep.step, error_type="cleanup", detail=str(exc.__cause__ or exc)[:500])
     duration = time.monotonic() - ep.started
     ep.traj.append("end", "harness", ep.step, status=status, reward=reward, stop_reason=ep.stop_reason,
-                   abandoned_by=ep.abandoned_by, duration_s=round(duration, 4))
+                   abandoned_by=ep.abandoned_by, duration_s=round(duration, 4), **ep.clock.record())
     result = RolloutResult(key=key, task_id=task.id, harness_hash=harness.hash, seed=seed, model=model.model,
                            status=status, reward=reward, usage=ep.usage, steps=ep.step, duration_s=duration,
                            stop_reason=ep.stop_reason or status, abandoned_by=ep.abandoned_by, malformed=ep.malformed)

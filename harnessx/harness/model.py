@@ -32,7 +32,10 @@ COMPONENTS = (
 AbandonMode = Literal["none", "auto", "file", "tool", "stop"]
 Topology = Literal["single", "planner-executor"]
 SelfCheck = Literal["off", "end", "every-k"]
-ToolFormat = Literal["native", "text"]
+# native: tools as the API's `tools`; constrained: schemas in the prompt and the reply constrained to
+# a call of an offered tool or a final message (guided decoding); text: schemas in the prompt, calls
+# parsed from free text.
+ToolFormat = Literal["native", "constrained", "text"]
 
 
 class Switches(BaseModel):
@@ -49,6 +52,9 @@ class Switches(BaseModel):
     end_report: bool = False
     harness_control: bool = False
     tool_format: ToolFormat = "native"
+    parallel_tool_calls: bool = False  # text/constrained: read every call object in a reply, not only the first
+    temperature: float | None = Field(None, ge=0.0, le=2.0)  # None: the run's default (CLI --temperature)
+    top_p: float | None = Field(None, gt=0.0, le=1.0)  # None: the run's default (CLI --top-p)
     max_steps: int = Field(15, ge=1, le=200)
     max_output_tokens: int = Field(1024, ge=16, le=65536)
     max_total_tokens: int = Field(200_000, ge=1000)

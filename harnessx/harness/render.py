@@ -35,7 +35,7 @@ class Rendered(BaseModel):
     abandon: AbandonSpec
     self_check: str = ""
     report: str = ""
-    tool_format: Literal["native", "text"] = "native"
+    tool_format: Literal["native", "constrained", "text"] = "native"
 
 
 def abandon_instruction(spec: AbandonSpec) -> str:
@@ -60,6 +60,16 @@ def text_tool_block(tools: list[ToolSpec]) -> str:
     return "\n".join(lines)
 
 
+def constrained_tool_block(tools: list[ToolSpec]) -> str:
+    """Tool schemas for guided decoding: every reply is one JSON object, a call or a message."""
+    lines = ["You can call these tools. Every reply is one JSON object: "
+             '{"tool": "<name>", "arguments": {...}} to call a tool, or {"message": "<text>"} when you are done.',
+             "Tools:"]
+    for tool in tools:
+        lines.append(f"- {tool.name}: {tool.description} Parameters: {json.dumps(tool.parameters)}")
+    return "\n".join(lines)
+
+
 def render(harness: Harness, env_tools: list[ToolSpec], native_abandon: Literal["file", "tool"]) -> Rendered:
     sw = harness.switches
     mode = native_abandon if sw.abandon_mode == "auto" else sw.abandon_mode
@@ -70,7 +80,7 @@ def render(harness: Harness, env_tools: list[ToolSpec], native_abandon: Literal[
         protocol = harness.text("abandon_protocol").replace("{abandon_instruction}", abandon_instruction(spec))
         protocol = (protocol.replace("{abandon_file}", spec.file).replace("{abandon_tool}", spec.tool)
                     .replace("{stop_token}", spec.stop_token))
-    tool_block = text_tool_block(tools) if sw.tool_format == "text" else ""
+    tool_block = {"text": text_tool_block, "constrained": constrained_tool_block}.get(sw.tool_format, lambda _: "")(tools)
     parts = [harness.text("system_prompt"), protocol, harness.text("few_shot"), tool_block]
     system = "\n\n".join(p.strip() for p in parts if p.strip())
 

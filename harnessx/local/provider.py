@@ -1,14 +1,15 @@
 """The `local/<name>` LiteLLM provider: a llama.cpp model generating in a worker thread.
 
-The model has no native function calling: tool schemas passed as `tools` are not shown to it (a
-warning says so once). Harnesses give it tools with the switch `tool_format: text`, which puts the
-schemas in the system prompt and parses calls from the reply.
+The model has no native function calling of its own; when `tools` are passed, the chat handler
+(harnessx.local.chat) describes them to the model, constrains decoding to a call of an offered tool
+or a plain message, and returns OpenAI-style `tool_calls`. A `response_format` JSON schema (the
+harness switch `tool_format: constrained`) is honoured by grammar too. The response's hidden
+params carry `harnessx_timing`: seconds waiting for the model (`queue_s`) and generating (`model_s`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 
 import litellm
 from litellm import CustomLLM, ModelResponse
@@ -18,8 +19,6 @@ from harnessx.local.weights import ModelUnavailable
 from harnessx.models.providers import register_handler
 
 PREFIX = "local"
-log = logging.getLogger(__name__)
-_warned_tools = False
 
 
 class LocalHandler(CustomLLM):
@@ -38,17 +37,15 @@ class LocalHandler(CustomLLM):
 
 def respond(model: str, messages: list[dict], params: dict) -> ModelResponse:
     """Generate with local model `model`; llama.cpp's failures become LiteLLM's exception types."""
-    global _warned_tools
-    if params.get("tools") and not _warned_tools:
-        _warned_tools = True
-        log.warning("local/%s has no native function calling; use the harness switch tool_format: text", model)
     try:
         local = get_model(model)
     except ModelUnavailable as exc:
         raise litellm.NotFoundError(str(exc), model=model, llm_provider=PREFIX) from None
     try:
-        gen = local.chat(plain_messages(messages), max_tokens=params.get("max_tokens"),
-                         temperature=float(params.get("temperature") or 0.0), seed=params.get("seed"))
+        gen = local.chat(messages,
+                         max_tokens=params.get("max_tokens"), temperature=float(params.get("temperature") or 0.0),
+                         seed=params.get("seed"), top_p=params.get("top_p"), tools=params.get("tools"),
+                         tool_choice=params.get("tool_choice"), response_format=params.get("response_format"))
     except ValueError as exc:
         if "context window" not in str(exc):
             raise
@@ -56,25 +53,18 @@ def respond(model: str, messages: list[dict], params: dict) -> ModelResponse:
     return to_model_response(f"{PREFIX}/{model}", gen)
 
 
-def plain_messages(messages: list[dict]) -> list[dict]:
-    """Role and text only: chat templates concatenate `content`, so it must be a string."""
-    out = []
-    for message in messages:
-        content = message.get("content")
-        if isinstance(content, list):  # OpenAI content parts
-            content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
-        out.append({"role": message["role"], "content": content or ""})
-    return out
-
-
 def to_model_response(model: str, gen: Generation) -> ModelResponse:
+    message: dict = {"role": "assistant", "content": gen.text or None}
+    if gen.tool_calls:
+        message["tool_calls"] = list(gen.tool_calls)
     response = ModelResponse(
         model=model,
-        choices=[{"index": 0, "message": {"role": "assistant", "content": gen.text}, "finish_reason": gen.finish_reason}],
+        choices=[{"index": 0, "message": message, "finish_reason": gen.finish_reason}],
         usage={"prompt_tokens": gen.prompt_tokens, "completion_tokens": gen.completion_tokens,
                "total_tokens": gen.prompt_tokens + gen.completion_tokens},
     )
     response._hidden_params["response_cost"] = 0.0  # a local model costs nothing; spares a price lookup
+    response._hidden_params["harnessx_timing"] = {"queue_s": gen.queue_s, "model_s": gen.seconds}
     return response
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
-import re
 import time
 from typing import Any
 
@@ -19,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from harnessx.errors import ModelCallError
 from harnessx.models.failures import classify
+from harnessx.models.toolcalls import call_schema, parse_tool_calls, tool_name
 from harnessx.tasks import ToolCall
 
 litellm.suppress_debug_info = True
@@ -46,16 +46,22 @@ class ModelReply(BaseModel):
     tool_calls: list[ToolCall] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     latency_s: float = 0.0
+    queue_s: float = 0.0  # of latency_s: waiting for a shared model (local provider), not the model's time
     malformed: str | None = None  # why the output could not be used, if it could not
     retries: int = 0
+
+    @property
+    def model_s(self) -> float:
+        """The model's own time: latency minus the wait for a shared model."""
+        return max(0.0, self.latency_s - self.queue_s)
 
 
 class ModelClient:
     def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None,
                  temperature: float = 0.0, timeout_s: float = 120.0, max_retries: int = 3,
-                 backoff_s: float = 1.0, extra: dict[str, Any] | None = None):
+                 backoff_s: float = 1.0, extra: dict[str, Any] | None = None, top_p: float | None = None):
         self.model, self.api_base, self.api_key = model, api_base, api_key
-        self.temperature, self.timeout_s = temperature, timeout_s
+        self.temperature, self.top_p, self.timeout_s = temperature, top_p, timeout_s
         self.max_retries, self.backoff_s = max_retries, backoff_s
         self.extra = dict(extra or {})
         ensure_provider(model)
@@ -64,16 +70,35 @@ class ModelClient:
     def simulated(self) -> bool:
         return self.model.split("/", 1)[0] in ("sim", "scripted")
 
+    @property
+    def identity(self) -> str:
+        """What a rollout key must hold about the model: name, server and default sampling."""
+        sampling = (f"|t={self.temperature:g}" if self.temperature else "") + (
+            f"|top_p={self.top_p:g}" if self.top_p is not None else "")
+        return self.model + (f"@{self.api_base}" if self.api_base else "") + sampling
+
     def describe(self) -> str:
         return self.model + (f" @ {self.api_base}" if self.api_base else "") + (" (simulated)" if self.simulated else "")
 
     async def complete(self, messages: list[dict], tools: list[dict] | None = None, *,
                        metadata: dict | None = None, max_tokens: int | None = None,
-                       seed: int | None = None, text_tools: bool = False) -> ModelReply:
-        kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": self.temperature,
-                                  "timeout": self.timeout_s, "max_retries": 0, **self.extra}  # we retry, counted
-        if tools and not text_tools:
+                       seed: int | None = None, text_tools: bool = False, tool_format: str | None = None,
+                       temperature: float | None = None, top_p: float | None = None,
+                       multiple_calls: bool = False) -> ModelReply:
+        """One call. `tool_format`: native (tools as the API's `tools`), constrained (schemas in the
+        prompt, the reply constrained to `call_schema(tools)` by the server's guided decoding) or
+        text (schemas in the prompt, calls parsed from free text); `text_tools=True` means text.
+        `temperature` / `top_p` override the client's defaults for this call."""
+        fmt = tool_format or ("text" if text_tools else "native")
+        kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "timeout": self.timeout_s,
+                                  "temperature": self.temperature if temperature is None else temperature,
+                                  "max_retries": 0, **self.extra}  # we retry, counted
+        if (top_p := self.top_p if top_p is None else top_p) is not None:
+            kwargs["top_p"] = top_p
+        if tools and fmt == "native":
             kwargs["tools"] = tools
+        elif tools and fmt == "constrained":
+            kwargs.update(guided_params(call_schema(tools), self.api_base))
         if metadata:
             kwargs["metadata"] = metadata
         if max_tokens:
@@ -87,9 +112,12 @@ class ModelClient:
         start = time.perf_counter()
         response, retries = await self._call_with_retries(kwargs)
         latency = time.perf_counter() - start
-        reply = parse_response(response, text_tools=text_tools)
+        reply = parse_response(response, tool_format=fmt if tools else "native",
+                               offered=[tool_name(t) for t in tools or []], multiple=multiple_calls)
         reply.usage.cost_usd = _cost(response)
         reply.latency_s, reply.retries = latency, retries
+        timing = (getattr(response, "_hidden_params", None) or {}).get("harnessx_timing") or {}
+        reply.queue_s = min(latency, float(timing.get("queue_s", 0.0)))
         return reply
 
     async def _call_with_retries(self, kwargs: dict) -> tuple[Any, int]:
@@ -120,8 +148,19 @@ def ensure_provider(model: str) -> None:
             raise ModelCallError(f"model {model!r}: provider {prefix!r} is not available ({exc.name} missing)") from None
 
 
-def parse_response(response: Any, text_tools: bool = False) -> ModelReply:
+def guided_params(schema: dict, api_base: str | None) -> dict[str, Any]:
+    """Request options that constrain the reply to `schema`: llama.cpp (in-process and its server)
+    reads `response_format` with a `schema`; vLLM-style servers also get `guided_json`."""
+    params: dict[str, Any] = {"response_format": {"type": "json_object", "schema": schema}}
+    if api_base:
+        params["extra_body"] = {"guided_json": schema}
+    return params
+
+
+def parse_response(response: Any, text_tools: bool = False, tool_format: str | None = None,
+                   offered: list[str] | None = None, multiple: bool = False) -> ModelReply:
     """Turn a LiteLLM response into text + tool calls; unusable output is marked, never raised."""
+    fmt = tool_format or ("text" if text_tools else "native")
     choice = response.choices[0].message
     text = choice.content or ""
     usage = Usage(prompt_tokens=getattr(response.usage, "prompt_tokens", 0) or 0,
@@ -136,28 +175,20 @@ def parse_response(response: Any, text_tools: bool = False) -> ModelReply:
             calls.append(ToolCall(name=call.function.name, arguments=args, id=call.id or f"call_{i}"))
         except (ValueError, TypeError) as exc:
             malformed = f"tool call {call.function.name!r}: unparseable arguments ({exc})"
-    if text_tools and not calls:
-        calls, malformed = parse_text_tool_call(text)
+    if fmt in ("text", "constrained") and not calls and malformed is None:
+        parsed = parse_tool_calls(text, offered or None, multiple=multiple)
+        calls, malformed, text = parsed.calls, parsed.malformed, parsed.text
+    elif (not calls and malformed is None and offered and text.lstrip().startswith("{")
+          and getattr(response.choices[0], "finish_reason", None) == "length"):
+        malformed = "tool call cut off at max_tokens (the JSON object is never closed)"
     return ModelReply(text=text, tool_calls=calls, usage=usage, malformed=malformed)
 
 
-_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
-
-
 def parse_text_tool_call(text: str) -> tuple[list[ToolCall], str | None]:
-    """Find a `{"tool": ..., "arguments": {...}}` object in free text (models without native tools)."""
-    match = _JSON_OBJECT.search(text)
-    if not match:
-        return [], None  # plain text: a final message, not a malformed call
-    try:
-        obj = json.loads(match.group(0))
-    except json.JSONDecodeError as exc:
-        return [], f"text tool call is not valid JSON ({exc.msg})"
-    name = obj.get("tool") or obj.get("name") if isinstance(obj, dict) else None
-    args = obj.get("arguments", {}) if isinstance(obj, dict) else None
-    if not isinstance(name, str) or not isinstance(args, dict):
-        return [], "text tool call lacks a string 'tool' and an object 'arguments'"
-    return [ToolCall(name=name, arguments=args, id="text_0")], None
+    """The first `{"tool": ..., "arguments": {...}}` call in free text and why it is malformed, if it
+    is (harnessx.models.toolcalls.parse_tool_calls, any tool name)."""
+    parsed = parse_tool_calls(text)
+    return parsed.calls, parsed.malformed
 
 
 def _cost(response: Any) -> float:
