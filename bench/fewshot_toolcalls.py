@@ -1,12 +1,16 @@
-"""Valid text tool calls from local/smollm2: zero-shot vs with the shipped few-shot examples.
+"""Valid tool calls from local/smollm2 by tool format: native, constrained, text (zero- and few-shot).
 
-Ten requests that each need one tool call, rendered by the harness with `tool_format: text`
-(tool schemas in the system prompt): zero-shot, then with the two examples of
-harnessx/local/fewshot.yaml as the `few_shot` component, in each of its styles (plain transcript,
-ChatML turns). A reply is valid tool-call JSON when it parses as `{"tool", "arguments"}`; the
-second count keeps those that also name a tool offered. Prints the counts; asserts nothing.
+Ten requests that each need one tool call, rendered by the harness for each `tool_format`:
+native (schemas as the API's `tools`; the local provider constrains decoding to a call of an
+offered tool or a message), constrained (schemas in the prompt, the reply constrained by a JSON
+schema through `response_format`), text (schemas in the prompt, free text), and text with the two
+shipped few-shot examples (harnessx/local/fewshot.yaml) in each of their styles. A reply is a
+valid call when it parses with no malformed reason and names a tool offered; replies that answer
+in words instead are counted apart. `--repeat N` runs the ten requests N times with other seeds
+(at `--temperature` > 0 the draws differ). Prints the counts; asserts nothing.
 
     python bench/fewshot_toolcalls.py [--model local/smollm2] [--api-base URL] [--max-tokens 96]
+        [--formats native,constrained,text] [--repeat 1] [--temperature 0]
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from harnessx.envs.base import ToolSpec
 from harnessx.harness import Harness
 from harnessx.harness.render import render
 from harnessx.local.fewshot import tool_call_examples
-from harnessx.models.client import ModelClient, parse_text_tool_call
+from harnessx.models.client import ModelClient
 
 
 def tool(name: str, description: str, **params: str) -> ToolSpec:
@@ -50,19 +54,26 @@ REQUESTS = [
 SYSTEM = "You are an assistant that completes the user's request by calling one tool."
 
 
-async def count_valid(client: ModelClient, few_shot: str, max_tokens: int) -> tuple[int, int, list[str]]:
-    harness = Harness(components={"system_prompt": SYSTEM, "few_shot": few_shot}).with_switches(tool_format="text")
-    parsed = valid = 0
+async def count_valid(client: ModelClient, tool_format: str, few_shot: str, max_tokens: int,
+                      repeat: int) -> tuple[int, int, int, list[str]]:
+    harness = Harness(components={"system_prompt": SYSTEM, "few_shot": few_shot}).with_switches(tool_format=tool_format)
+    valid = words = total = 0
     replies = []
-    for seed, (tools, request) in enumerate(REQUESTS):
-        system = render(harness, tools, "tool").system
-        reply = await client.complete([{"role": "system", "content": system}, {"role": "user", "content": request}],
-                                      max_tokens=max_tokens, seed=seed, text_tools=True)
-        calls, malformed = parse_text_tool_call(reply.text)
-        parsed += bool(calls) and malformed is None
-        valid += bool(calls) and calls[0].name in {t.name for t in tools}
-        replies.append(reply.text.strip().replace("\n", " ")[:100])
-    return parsed, valid, replies
+    for rep in range(repeat):
+        for i, (tools, request) in enumerate(REQUESTS):
+            system = render(harness, tools, "tool").system
+            reply = await client.complete([{"role": "system", "content": system}, {"role": "user", "content": request}],
+                                          [t.openai() for t in tools], max_tokens=max_tokens,
+                                          seed=rep * len(REQUESTS) + i, tool_format=tool_format)
+            total += 1
+            offered = {t.name for t in tools}
+            ok = bool(reply.tool_calls) and reply.malformed is None and all(c.name in offered for c in reply.tool_calls)
+            valid += ok
+            words += not reply.tool_calls and reply.malformed is None
+            shown = reply.tool_calls[0].model_dump_json() if reply.tool_calls else reply.text
+            replies.append(f"{'ok ' if ok else 'BAD'} {shown.strip().replace(chr(10), ' ')[:100]}"
+                           + (f"  [{reply.malformed}]" if reply.malformed else ""))
+    return valid, words, total, replies
 
 
 async def main() -> None:
@@ -70,13 +81,23 @@ async def main() -> None:
     parser.add_argument("--model", default="local/smollm2")
     parser.add_argument("--api-base", default=None)
     parser.add_argument("--max-tokens", type=int, default=96)
+    parser.add_argument("--formats", default="native,constrained,text,text+fewshot")
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--temperature", type=float, default=0.0)
     parser.add_argument("--show", action="store_true", help="print every reply")
     args = parser.parse_args()
-    client = ModelClient(args.model, api_base=args.api_base, api_key="local" if args.api_base else None)
-    conditions = [("zero-shot", "")] + [(f"2 ex. {style}", tool_call_examples(style)) for style in ("plain", "chatml")]
-    for label, few_shot in conditions:
-        parsed, valid, replies = await count_valid(client, few_shot, args.max_tokens)
-        print(f"{label:13} valid tool-call JSON {parsed}/{len(REQUESTS)}, naming an offered tool {valid}/{len(REQUESTS)}")
+    client = ModelClient(args.model, api_base=args.api_base, api_key="local" if args.api_base else None,
+                         temperature=args.temperature)
+    conditions = []
+    for fmt in args.formats.split(","):
+        if fmt == "text+fewshot":
+            conditions += [(f"text, 2 ex. {style}", "text", tool_call_examples(style)) for style in ("plain", "chatml")]
+        else:
+            conditions.append((fmt, fmt, ""))
+    for label, fmt, few_shot in conditions:
+        valid, words, total, replies = await count_valid(client, fmt, few_shot, args.max_tokens, args.repeat)
+        print(f"{label:20} valid calls naming an offered tool {valid}/{total} ({100 * valid / total:.0f}%), "
+              f"answered in words {words}/{total}, malformed {total - valid - words}/{total}", flush=True)
         if args.show:
             print("\n".join(f"    {r}" for r in replies))
 

@@ -70,7 +70,7 @@ class Runner:
                  executor: str | ExecutorConfig | Executor | None = None):
         self.suite, self.model, self.cache = suite, model, cache
         self.planner_model = planner_model  # a planner-executor harness plans with it (None: `model` does)
-        self.model_id = f"{planner_model.model}->{model.model}" if planner_model else model.model
+        self.model_id = f"{planner_model.identity}->{model.identity}" if planner_model else model.identity
         # where uncached rollouts run (asyncio, ray, queue)
         self.executor = make_executor(executor, suite, model, planner_model=planner_model)
         self.concurrency = concurrency
@@ -81,7 +81,7 @@ class Runner:
         self.trajectories: dict[str, Trajectory] = {}  # kept in memory when there is no cache
 
     async def run_one(self, harness: Harness, task: Task, seed: int, challenge: str | None = None) -> RolloutResult:
-        key = rollout_key(harness, task, seed, self.model_id, challenge)
+        key = rollout_key(harness, task, seed, self.model_id, challenge)  # model, server, sampling
         if self.cache and (hit := self.cache.get(key)) is not None:
             self.cache_hits += 1
             return hit

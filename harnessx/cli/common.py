@@ -19,7 +19,7 @@ console = Console()
 err_console = Console(stderr=True)
 
 ApiBaseOpt = typer.Option(None, "--api-base", help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp).")
-EnvOpt = typer.Option(DEFAULT_ENV, "--env", help="Environment: retail, terminal, bfcl or toy.")
+EnvOpt = typer.Option(DEFAULT_ENV, "--env", help="Environment: retail, terminal, bfcl, toy or starter.")
 Tau2DirOpt = typer.Option(None, "--tau2-dir", help="retail: a τ²-bench retail data folder (db.json, tasks.json, "
                           "split_tasks.json, policy.md) to build the suite over.")
 TasksDirOpt = typer.Option(None, "--tasks-dir", help="terminal: a folder of Terminal-Bench 2.0 / Harbor task dirs; "
@@ -29,6 +29,10 @@ UserModeOpt = typer.Option(None, "--user-mode", help="retail: solo (default), sc
 UserModelOpt = typer.Option(None, "--user-model", help="retail: LiteLLM model of the llm user simulator.")
 BfclDirOpt = typer.Option(None, "--bfcl-dir", help="bfcl: another copy of BFCL's data folder (default: the "
                           "installed bfcl-eval package's).")
+TemperatureOpt = typer.Option(0.0, "--temperature", min=0.0, max=2.0, help="Task-agent sampling temperature (a "
+                              "harness's own `temperature` switch wins). At 0 a deterministic model repeats itself: "
+                              "epochs are then copies, and the paired test counts each task once.")
+TopPOpt = typer.Option(None, "--top-p", min=0.0, max=1.0, help="Task-agent nucleus sampling (a harness's `top_p` wins).")
 
 # Which suite option belongs to which environment (keyword of the suite's constructor).
 PATH_OPTIONS = ("tau2_dir", "tasks_dir", "bfcl_dir")

@@ -12,8 +12,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from harnessx.agent.result import RolloutResult
-from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt,
-                                 UserModeOpt, console, friendly_errors, suite_kwargs)
+from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt,
+                                 TemperatureOpt, TopPOpt, UserModelOpt, UserModeOpt, console, friendly_errors,
+                                 suite_kwargs)
 from harnessx.cli.scale_opts import ExecutorOpt, RayAddressOpt, WorkersOpt, check_executor
 from harnessx.errors import InputError
 from harnessx.models import DEFAULT_MODEL
@@ -55,6 +56,8 @@ def search(
     api_base: str = ApiBaseOpt,
     proposer: str = typer.Option("rules", "--proposer", help=f"Who proposes edits: {', '.join(PROPOSERS)}."),
     meta_model: str = typer.Option(None, "--meta-model", help="LiteLLM model for the llm/gepa proposers."),
+    meta_api_base: str = typer.Option(None, "--meta-api-base", help="OpenAI-compatible server of the meta-model "
+                                      "(default: --api-base), e.g. harnessx local serve's URL."),
     accept: str = typer.Option("paired", "--accept", help="Acceptance rule: paired (paired test + Holm + racing), "
                                "sequential (anytime-valid betting test + successive halving, evaluates few tasks "
                                "per proposal) or greedy (the paper's: best proposal if its objective is higher)."),
@@ -78,6 +81,9 @@ def search(
     user_mode: str = UserModeOpt, user_model: str = UserModelOpt,
     bfcl_dir: str = BfclDirOpt,
     executor: str = ExecutorOpt, ray_address: str = RayAddressOpt, workers: int = WorkersOpt,
+    sources: int = typer.Option(0, "--sources", min=0, help="Only the first N source pairs of the search split (0 = all)."),
+    tasks: list[str] = typer.Option(None, "--tasks", help="Only these task or source ids (repeatable)."),
+    temperature: float = TemperatureOpt, top_p: float = TopPOpt,
 ) -> None:
     """Search harnesses: R0, then --rounds x --proposals candidates judged on the search split.
 
@@ -93,6 +99,8 @@ def search(
                           tracking_uri=None if no_mlflow else mlflow_uri, max_rollouts=max_rollouts,
                           max_cost=max_cost, concurrency=concurrency, executor=executor, ray_address=ray_address,
                           workers=workers,
+                          sources=sources, task_ids=list(tasks or []),
+                          temperature=temperature, top_p=top_p, meta_api_base=meta_api_base or api_base,
                           suite_options=suite_kwargs(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox,
                                                      user_mode=user_mode, user_model=user_model,
                                                      bfcl_dir=bfcl_dir))

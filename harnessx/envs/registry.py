@@ -18,6 +18,7 @@ SUITES = {
     "cf": "harnessx.cf.env:CFSuite",                 # Confident Fools, with the web_search tool
     "cf-nosearch": "harnessx.cf.env:NoSearchSuite",  # Confident Fools, without a tool
     "feasigen": "harnessx.feasigen.suite:FeasiGenSuite",  # a built FeasiGen suite: --tasks-dir DIR
+    "starter": "harnessx.envs.starter:StarterSuite",  # short paired tasks for small local models
 }
 
 

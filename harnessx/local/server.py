@@ -1,6 +1,7 @@
 """llama.cpp's OpenAI-compatible server for a local model, bound to loopback only.
 
-`serve()` starts `python -m llama_cpp.server` as a child process, waits until it answers, yields
+`serve()` starts llama.cpp's server (`python -m harnessx.local.serve_main`, which adds the
+constrained tool-call chat format of harnessx.local.chat) as a child process, waits until it answers, yields
 the running server, and stops it on exit. Clients use it as
 `ModelClient("openai/<name>", api_base=server.url)`.
 """
@@ -20,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO
 
+from harnessx.local.chat import CHAT_FORMAT
 from harnessx.local.engine import N_CTX, THREADS
 from harnessx.local.weights import INSTALL_HINT, ModelUnavailable, gguf_path
 
@@ -55,9 +57,9 @@ def claim_port(port: int) -> int:
 def command(name: str, port: int) -> list[str]:
     if importlib.util.find_spec("llama_cpp") is None:
         raise ModelUnavailable(f"the llama.cpp server needs llama-cpp-python[server]: {INSTALL_HINT}")
-    return [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path(name)), "--model_alias", name,
+    return [sys.executable, "-m", "harnessx.local.serve_main", "--model", str(gguf_path(name)), "--model_alias", name,
             "--host", HOST, "--port", str(port), "--n_ctx", str(N_CTX), "--n_threads", str(THREADS),
-            "--n_threads_batch", str(THREADS)]
+            "--n_threads_batch", str(THREADS), "--chat_format", CHAT_FORMAT]
 
 
 @contextlib.contextmanager

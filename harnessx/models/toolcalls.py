@@ -20,6 +20,10 @@ from dataclasses import dataclass, field
 from harnessx.tasks import ToolCall
 
 MESSAGE_KEY = "message"
+# Length bounds the grammar adds where a schema sets none, so that a small model's reply closes
+# before max_tokens instead of repeating itself inside a string.
+MAX_STRING = 80
+MAX_MESSAGE = 200
 _DECODER = json.JSONDecoder()
 
 
@@ -33,15 +37,28 @@ def call_schema(tools: Iterable[dict], allow_message: bool = True) -> dict:
     branches = []
     for tool in tools:
         fn = tool.get("function") or tool
-        params = dict(fn.get("parameters") or {"type": "object", "properties": {}})
+        params = bounded(dict(fn.get("parameters") or {"type": "object", "properties": {}}))
         params.setdefault("type", "object")
         branches.append({"type": "object", "properties": {"tool": {"const": fn["name"]}, "arguments": params},
                          "required": ["tool", "arguments"]})
     if allow_message:
-        branches.append({"type": "object", "properties": {MESSAGE_KEY: {"type": "string"}}, "required": [MESSAGE_KEY]})
+        branches.append({"type": "object", "properties": {MESSAGE_KEY: {"type": "string", "maxLength": MAX_MESSAGE}},
+                         "required": [MESSAGE_KEY]})
     if not branches:
         raise ValueError("a call schema needs at least one tool or the message branch")
     return branches[0] if len(branches) == 1 else {"anyOf": branches}
+
+
+def bounded(schema: dict) -> dict:
+    """`schema` with `maxLength` on every string that has no length bound of its own."""
+    schema = dict(schema)
+    if schema.get("type") == "string" and "maxLength" not in schema and "enum" not in schema:
+        schema["maxLength"] = MAX_STRING
+    if isinstance(schema.get("properties"), dict):
+        schema["properties"] = {k: bounded(v) if isinstance(v, dict) else v for k, v in schema["properties"].items()}
+    if isinstance(schema.get("items"), dict):
+        schema["items"] = bounded(schema["items"])
+    return schema
 
 
 @dataclass

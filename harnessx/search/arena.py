@@ -59,7 +59,7 @@ class Arena:
         return n
 
     def _keys(self, harness: Harness, tasks: list[Task]) -> set[str]:
-        return {rollout_key(harness, t, s, self.runner.model.model) for t in tasks for s in self.seeds}
+        return {rollout_key(harness, t, s, self.runner.model_id) for t in tasks for s in self.seeds}
 
     async def evaluate(self, harness: Harness, n_tasks: int | None = None) -> Evaluation:
         """Evaluate on the first `n_tasks` tasks (all by default) × every seed."""

@@ -17,6 +17,7 @@ from harnessx.agent.result import RolloutResult
 from harnessx.agent.runner import RolloutCache, Runner
 from harnessx.envs.base import Suite
 from harnessx.envs.registry import DEFAULT_ENV, get_suite
+from harnessx.envs.subset import select_tasks
 from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness
 from harnessx.models.client import DEFAULT_MODEL, ModelClient
@@ -66,6 +67,11 @@ class SearchConfig:
     ray_address: str | None = None
     workers: int | None = None         # ray: actors; queue: rollouts this process runs itself
     suite_options: dict[str, Any] = field(default_factory=dict)  # e.g. tau2_dir, tasks_dir, sandbox
+    sources: int = 0  # only the first N sources of the search split (0 = all)
+    task_ids: list[str] = field(default_factory=list)  # only these task or source ids
+    temperature: float = 0.0  # the task agent's default sampling (a harness switch overrides it)
+    top_p: float | None = None
+    meta_api_base: str | None = None  # OpenAI-compatible server of the meta-model (e.g. harnessx local serve)
 
     @property
     def run_name(self) -> str:
@@ -116,10 +122,12 @@ class Search:
         self.objective = get_objective(config.objective)
         self.space = load_space(config.space)
         self.suite = suite or get_suite(config.env, **config.suite_options)
-        self.tasks = self.suite.tasks("search")
+        self.tasks = select_tasks(self.suite.tasks("search"), config.sources, config.task_ids)
         check_measured(self.objective, self.tasks, config.env)
-        self.model = ModelClient(config.model, api_base=config.api_base)
-        self.proposer = proposer or make_proposer(config.proposer, meta_model=config.meta_model)
+        self.model = ModelClient(config.model, api_base=config.api_base, temperature=config.temperature,
+                                 top_p=config.top_p)
+        self.proposer = proposer or make_proposer(config.proposer, meta_model=config.meta_model,
+                                                  api_base=config.meta_api_base)
         self.acceptance = acceptance or make_acceptance(config.accept, **(
             {"alpha": config.alpha} if config.accept in TAKES_ALPHA else {}))
         self.judge = judge
@@ -137,6 +145,7 @@ class Search:
                 "simulated": self.model.simulated, "proposer": getattr(self.proposer, "name", c.proposer),
                 "meta_model": c.meta_model, "accept": getattr(self.acceptance, "name", c.accept),
                 "alpha": c.alpha, "rounds": c.rounds, "proposals": c.proposals, "epochs": c.epochs, "seeds": c.seeds,
+                "sources": c.sources, "task_ids": c.task_ids, "temperature": c.temperature, "top_p": c.top_p,
                 "suite_hash": suite_hash(self.tasks), "search_space": {"name": self.space.name, "digest": self.space.digest,
                                                                         "source": self.space.source},
                 "max_rollouts": c.max_rollouts, "max_cost": c.max_cost, "concurrency": c.concurrency,
@@ -209,8 +218,11 @@ class Search:
                                runner.trajectory, self.config.seed, arena)
             try:  # a proposer that evaluates (gepa) meets the same hard caps as the acceptance rule
                 proposals = self.proposer.propose(ctx, self.config.proposals)
+                dropped = list(getattr(self.proposer, "dropped", []))  # drafts the proposer refused, with reasons
+                for reason in dropped:
+                    self.reporter.note(f"round {round_no}: proposal dropped: {reason}")
                 if not proposals:
-                    state["stop_reason"] = "the proposer has no new edit"
+                    state["stop_reason"] = "the proposer has no new edit" + (f" ({'; '.join(dropped)})" if dropped else "")
                     break
                 verdicts = await self.acceptance.judge(incumbent, [p.harness for p in proposals], arena)
             except (BudgetExhausted, ModelOutage) as exc:

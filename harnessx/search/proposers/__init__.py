@@ -9,7 +9,7 @@ from harnessx.search.proposers.rules import RulesProposer
 PROPOSERS = ("rules", "llm", "gepa")
 
 
-def make_proposer(name: str, meta_model: str | None = None) -> Proposer:
+def make_proposer(name: str, meta_model: str | None = None, api_base: str | None = None) -> Proposer:
     """A proposer by name. `llm` needs --meta-model; `gepa` drives its own loop (see search.gepa)."""
     if name == "rules":
         return RulesProposer()
@@ -18,7 +18,7 @@ def make_proposer(name: str, meta_model: str | None = None) -> Proposer:
             raise InputError("--proposer llm", "needs a meta-model", "--meta-model <LiteLLM model string>")
         from harnessx.search.proposers.llm import LLMProposer
 
-        return LLMProposer(meta_model)
+        return LLMProposer(meta_model, api_base=api_base)
     if name == "gepa":
         from harnessx.search.gepa import GepaProposer
 

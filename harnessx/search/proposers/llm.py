@@ -3,8 +3,9 @@
 It sees the incumbent harness, its scorecard, raw failing trajectories from the search split and
 the whole history, rejected proposals and their reasons included. Each of the K proposals of a
 round is a separate call with its own rollout id (distinct samples, still cacheable and
-replayable). The typed output is validated against the harness model; an invalid or repeated
-edit is dropped, never evaluated.
+replayable). The typed output is validated against the harness model; an unparseable, invalid,
+useless (no change) or repeated edit, or a failed meta-model call, is dropped with its reason in
+`dropped` (the search loop reports them), never evaluated and never a crash.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 from typing import Any, Literal
 
 import dspy
+import litellm
 import pydantic
 from dspy.utils.exceptions import AdapterParseError
 
@@ -23,6 +25,9 @@ from harnessx.search.traces import failing
 
 MAX_FAILURES = 4
 MAX_HISTORY = 40
+# Meta-model failures that drop one proposal instead of stopping the search.
+CALL_FAILURES = (litellm.BadRequestError, litellm.ContextWindowExceededError, litellm.APIConnectionError,
+                 litellm.Timeout, litellm.InternalServerError, litellm.ServiceUnavailableError)
 
 
 class HarnessEdit(pydantic.BaseModel):
@@ -50,10 +55,14 @@ class ProposeHarnessEdit(dspy.Signature):
 class LLMProposer:
     name = "llm"
 
-    def __init__(self, meta_model: str | dspy.LM, temperature: float = 1.0):
-        self.lm = meta_model if isinstance(meta_model, dspy.BaseLM) else dspy.LM(meta_model, temperature=temperature)
+    def __init__(self, meta_model: str | dspy.LM, temperature: float = 1.0, api_base: str | None = None,
+                 max_tokens: int | None = None):
+        server = {"api_base": api_base, "api_key": "local"} if api_base else {}
+        self.lm = meta_model if isinstance(meta_model, dspy.BaseLM) else dspy.LM(
+            meta_model, temperature=temperature, **server, **({"max_tokens": max_tokens} if max_tokens else {}))
         self.temperature = temperature
         self.module = dspy.ChainOfThought(ProposeHarnessEdit)
+        self.dropped: list[str] = []  # why each draft of the last round was not proposed
 
     def propose(self, ctx: RoundContext, k: int) -> list[Proposal]:
         inputs = {"objective": _objective_text(ctx), "harness": ctx.incumbent.to_yaml(),
@@ -62,28 +71,47 @@ class LLMProposer:
         seen = ctx.seen_hashes() | {ctx.incumbent.hash}
         rejected = ctx.rejected_edits()
         out: list[Proposal] = []
+        self.dropped = []
         for slot in range(k):
             config = {"rollout_id": f"{ctx.seed}-{ctx.round}-{slot}", "temperature": self.temperature}
             try:
                 with dspy.context(lm=self.lm):
                     prediction = self.module(**inputs, config=config)
-            except AdapterParseError:  # the typed output did not validate: no proposal from this slot
+            except AdapterParseError as exc:  # the typed output did not validate: no proposal from this slot
+                self.dropped.append(f"slot {slot}: the reply is not a typed edit ({_first_line(exc)})")
+                continue
+            except CALL_FAILURES as exc:
+                self.dropped.append(f"slot {slot}: the meta-model call failed ({type(exc).__name__}: {_first_line(exc)})")
                 continue
             proposal = _to_proposal(ctx, prediction.edit, getattr(prediction, "reasoning", ""))
-            if proposal and proposal.harness.hash not in seen and proposal.edit not in rejected:
+            if isinstance(proposal, str):
+                self.dropped.append(f"slot {slot}: {proposal}")
+            elif proposal.harness.hash == ctx.incumbent.hash:
+                self.dropped.append(f"slot {slot}: the edit changes nothing")
+            elif proposal.harness.hash in seen:
+                self.dropped.append(f"slot {slot}: the edit repeats a harness already evaluated")
+            elif proposal.edit in rejected:
+                self.dropped.append(f"slot {slot}: the edit repeats a rejected one")
+            else:
                 seen.add(proposal.harness.hash)
                 out.append(proposal)
         return out
 
 
-def _to_proposal(ctx: RoundContext, edit: Any, reasoning: str) -> Proposal | None:
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:200] if text else type(exc).__name__
+
+
+def _to_proposal(ctx: RoundContext, edit: Any, reasoning: str) -> Proposal | str:
+    """The proposal, or why the edit is invalid."""
     try:
         edit = edit if isinstance(edit, HarnessEdit) else HarnessEdit.model_validate(edit)
         harness: Harness = ctx.incumbent.with_component(edit.component, edit.new_text)
         if edit.switches:
             harness = harness.with_switches(**edit.switches)
-    except (pydantic.ValidationError, TypeError, ValueError):
-        return None
+    except (pydantic.ValidationError, TypeError, ValueError) as exc:
+        return f"the edit is invalid ({_first_line(exc)})"
     digest = hashlib.sha256(json.dumps(edit.model_dump(exclude={"hypothesis"}), sort_keys=True).encode()).hexdigest()
     key = f"{edit.component}@{digest[:10]}"
     rationale = edit.hypothesis + (f"\n\nreasoning: {reasoning}" if reasoning else "")
