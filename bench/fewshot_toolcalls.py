@@ -6,7 +6,9 @@ offered tool or a message), constrained (schemas in the prompt, the reply constr
 schema through `response_format`), text (schemas in the prompt, free text), and text with the two
 shipped few-shot examples (harnessx/local/fewshot.yaml) in each of their styles. A reply is a
 valid call when it parses with no malformed reason and names a tool offered; replies that answer
-in words instead are counted apart. `--repeat N` runs the ten requests N times with other seeds
+in words instead are counted apart. Each format runs with `tool_choice` auto (the final-message
+branch open) and required (a call is asked for, as the OpenAI API's `tool_choice: "required"`;
+not for free text). `--repeat N` runs the ten requests N times with other seeds
 (at `--temperature` > 0 the draws differ). Prints the counts; asserts nothing.
 
     python bench/fewshot_toolcalls.py [--model local/smollm2] [--api-base URL] [--max-tokens 96]
@@ -55,7 +57,7 @@ SYSTEM = "You are an assistant that completes the user's request by calling one 
 
 
 async def count_valid(client: ModelClient, tool_format: str, few_shot: str, max_tokens: int,
-                      repeat: int) -> tuple[int, int, int, list[str]]:
+                      repeat: int, tool_choice: str | None) -> tuple[int, int, int, list[str]]:
     harness = Harness(components={"system_prompt": SYSTEM, "few_shot": few_shot}).with_switches(tool_format=tool_format)
     valid = words = total = 0
     replies = []
@@ -64,7 +66,8 @@ async def count_valid(client: ModelClient, tool_format: str, few_shot: str, max_
             system = render(harness, tools, "tool").system
             reply = await client.complete([{"role": "system", "content": system}, {"role": "user", "content": request}],
                                           [t.openai() for t in tools], max_tokens=max_tokens,
-                                          seed=rep * len(REQUESTS) + i, tool_format=tool_format)
+                                          seed=rep * len(REQUESTS) + i, tool_format=tool_format,
+                                          tool_choice=tool_choice)
             total += 1
             offered = {t.name for t in tools}
             ok = bool(reply.tool_calls) and reply.malformed is None and all(c.name in offered for c in reply.tool_calls)
@@ -84,6 +87,8 @@ async def main() -> None:
     parser.add_argument("--formats", default="native,constrained,text,text+fewshot")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--temperature", type=float, default=0.0)
+    parser.add_argument("--tool-choice", default="auto,required",
+                        help="auto (a final message may be chosen) and/or required (a call is asked for)")
     parser.add_argument("--show", action="store_true", help="print every reply")
     args = parser.parse_args()
     client = ModelClient(args.model, api_base=args.api_base, api_key="local" if args.api_base else None,
@@ -94,9 +99,13 @@ async def main() -> None:
             conditions += [(f"text, 2 ex. {style}", "text", tool_call_examples(style)) for style in ("plain", "chatml")]
         else:
             conditions.append((fmt, fmt, ""))
-    for label, fmt, few_shot in conditions:
-        valid, words, total, replies = await count_valid(client, fmt, few_shot, args.max_tokens, args.repeat)
-        print(f"{label:20} valid calls naming an offered tool {valid}/{total} ({100 * valid / total:.0f}%), "
+    for (label, fmt, few_shot), choice in ((c, ch) for ch in args.tool_choice.split(",") for c in conditions):
+        if choice == "required" and fmt == "text":
+            continue  # free text cannot be required to call
+        valid, words, total, replies = await count_valid(client, fmt, few_shot, args.max_tokens, args.repeat,
+                                                         None if choice == "auto" else choice)
+        label = f"{label} ({choice})"
+        print(f"{label:30} valid calls naming an offered tool {valid}/{total} ({100 * valid / total:.0f}%), "
               f"answered in words {words}/{total}, malformed {total - valid - words}/{total}", flush=True)
         if args.show:
             print("\n".join(f"    {r}" for r in replies))

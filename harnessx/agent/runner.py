@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -31,12 +32,17 @@ def rollout_key(harness: Harness, task: Task, seed: int, model: str, challenge: 
 
 
 class RolloutCache:
-    """One JSON result and one JSONL trajectory per key, written atomically."""
+    """One JSON result and one JSONL trajectory per key, written atomically.
 
-    def __init__(self, root: str | Path):
+    With `shared` (harnessx.agent.shared_cache), a rollout missing here is taken from the cache that
+    every command of a runs directory shares, and a new one is written to both: a run directory
+    stays self-contained, and no command pays again for a rollout another already ran."""
+
+    def __init__(self, root: str | Path, shared: str | Path | None = None):
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self.tampered: dict[str, str] = {}  # key -> "<file>: what the result and its trajectory disagree on"
+        self.shared = RolloutCache(shared) if shared is not None and Path(shared).resolve() != self.root.resolve() else None
 
     def _paths(self, key: str) -> tuple[Path, Path]:
         sub = self.root / key[:2]
@@ -44,6 +50,8 @@ class RolloutCache:
 
     def get(self, key: str) -> RolloutResult | None:
         result_path, traj_path = self._paths(key)
+        if not (result_path.is_file() and traj_path.is_file()) and self.shared is not None:
+            copy_rollout(self.shared._paths(key), (result_path, traj_path))
         if not (result_path.is_file() and traj_path.is_file()):
             return None
         result, _, mismatch = read_record(result_path, traj_path)  # corrupt: one clear error naming the file
@@ -60,6 +68,20 @@ class RolloutCache:
         tmp = result_path.with_suffix(".json.tmp")
         tmp.write_text(result.model_dump_json())
         tmp.replace(result_path)
+        if self.shared is not None:
+            copy_rollout((result_path, traj_path), self.shared._paths(result.key))
+
+
+def copy_rollout(source: tuple[Path, Path], target: tuple[Path, Path]) -> None:
+    """Copy a cached rollout (result, trajectory) if the source has both; trajectory first."""
+    (src_result, src_traj), (dst_result, dst_traj) = source, target
+    if not (src_result.is_file() and src_traj.is_file()):
+        return
+    dst_traj.parent.mkdir(parents=True, exist_ok=True)
+    for src, dst in ((src_traj, dst_traj), (src_result, dst_result)):
+        tmp = dst.with_suffix(dst.suffix + ".tmp")
+        shutil.copyfile(src, tmp)
+        tmp.replace(dst)
 
 
 class Runner:

@@ -13,6 +13,7 @@ from pathlib import Path
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harnessx.agent.runner import RolloutCache, Runner
+from harnessx.agent.shared_cache import shared_cache
 from harnessx.comparison.runs import Contender, run_setting
 from harnessx.envs.base import Suite
 from harnessx.envs.registry import DEFAULT_ENV
@@ -77,7 +78,7 @@ def make_runner(suite: Suite, model: str, api_base: str | None, contenders: list
     client = ModelClient(model, api_base=api_base)
     asyncio.run(preflight(client))  # a model that cannot answer stops here, before anything is written
     run = single_run(contenders)
-    cache = RolloutCache(run / "rollouts" if run else out / "rollouts")
+    cache = RolloutCache(run / "rollouts" if run else out / "rollouts", shared=shared_cache((run or out).parent))
     return Runner(suite, client, cache, concurrency=concurrency)
 
 

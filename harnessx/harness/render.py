@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from harnessx.envs.base import AbandonSpec, ToolSpec
 from harnessx.harness.model import Harness
+from harnessx.models.toolcalls import tools_instruction
 
 CATEGORIES = ["infeasible", "ambiguous", "trap"]
 
@@ -62,12 +63,7 @@ def text_tool_block(tools: list[ToolSpec]) -> str:
 
 def constrained_tool_block(tools: list[ToolSpec]) -> str:
     """Tool schemas for guided decoding: every reply is one JSON object, a call or a message."""
-    lines = ["You can call these tools. Every reply is one JSON object: "
-             '{"tool": "<name>", "arguments": {...}} to call a tool, or {"message": "<text>"} when you are done.',
-             "Tools:"]
-    for tool in tools:
-        lines.append(f"- {tool.name}: {tool.description} Parameters: {json.dumps(tool.parameters)}")
-    return "\n".join(lines)
+    return tools_instruction([t.openai() for t in tools])
 
 
 def render(harness: Harness, env_tools: list[ToolSpec], native_abandon: Literal["file", "tool"]) -> Rendered:

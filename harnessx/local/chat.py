@@ -19,20 +19,12 @@ import hashlib
 import json
 from typing import Any
 
-from harnessx.models.toolcalls import call_schema, parse_tool_calls, tool_name
+from harnessx.models.toolcalls import call_schema, parse_tool_calls, tool_name, tools_instruction
 
 CHAT_FORMAT = "harnessx-tools"
 BASE_FORMAT = "chat_template.default"
 
 
-def tools_prompt(tools: list[dict]) -> str:
-    lines = ["You can call these tools. Reply with exactly one JSON object: "
-             '{"tool": "<name>", "arguments": {...}} to call a tool, or {"message": "<text>"} to answer in words.',
-             "Tools:"]
-    for tool in tools:
-        fn = tool.get("function") or tool
-        lines.append(f"- {fn['name']}: {fn.get('description', '')} Parameters: {json.dumps(fn.get('parameters', {}))}")
-    return "\n".join(lines)
 
 
 def template_messages(messages: list[dict], tools: list[dict] | None) -> list[dict]:
@@ -56,7 +48,7 @@ def template_messages(messages: list[dict], tools: list[dict] | None) -> list[di
             role, content = "user", f"Tool result ({names.get(message.get('tool_call_id', ''), 'tool')}):\n{content}"
         out.append({"role": role, "content": content})
     if tools:
-        block = tools_prompt(tools)
+        block = tools_instruction(tools)
         if out and out[0]["role"] == "system":
             out[0] = {"role": "system", "content": f"{out[0]['content']}\n\n{block}"}
         else:
@@ -71,9 +63,10 @@ def _grammar(schema_json: str):
     return LlamaGrammar.from_json_schema(schema_json, verbose=False)
 
 
-def grammar_for(tools: list[dict]):
-    """The llama.cpp grammar of one reply to `tools` (cached per tool set)."""
-    return _grammar(json.dumps(call_schema(tools), sort_keys=True))
+def grammar_for(tools: list[dict], allow_message: bool = True):
+    """The llama.cpp grammar of one reply to `tools` (cached per tool set); without the message
+    branch when a call is required (`tool_choice: "required"`)."""
+    return _grammar(json.dumps(call_schema(tools, allow_message=allow_message), sort_keys=True))
 
 
 def as_tool_calls(completion: dict, tools: list[dict], multiple: bool = False) -> dict:
@@ -110,7 +103,9 @@ class ToolCallHandler:
         if not offered:
             return base(llama=llama, messages=msgs, grammar=grammar, stream=stream, **kwargs)
         kwargs.pop("response_format", None)
-        completion = base(llama=llama, messages=msgs, grammar=grammar_for(offered), stream=False, **kwargs)
+        required = tool_choice == "required" or isinstance(tool_choice, dict)
+        completion = base(llama=llama, messages=msgs, grammar=grammar_for(offered, allow_message=not required),
+                          stream=False, **kwargs)
         return as_tool_calls(completion, offered)
 
 

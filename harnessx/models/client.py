@@ -84,11 +84,12 @@ class ModelClient:
                        metadata: dict | None = None, max_tokens: int | None = None,
                        seed: int | None = None, text_tools: bool = False, tool_format: str | None = None,
                        temperature: float | None = None, top_p: float | None = None,
-                       multiple_calls: bool = False) -> ModelReply:
+                       multiple_calls: bool = False, tool_choice: str | None = None) -> ModelReply:
         """One call. `tool_format`: native (tools as the API's `tools`), constrained (schemas in the
         prompt, the reply constrained to `call_schema(tools)` by the server's guided decoding) or
         text (schemas in the prompt, calls parsed from free text); `text_tools=True` means text.
-        `temperature` / `top_p` override the client's defaults for this call."""
+        `temperature` / `top_p` override the client's defaults for this call; `tool_choice`
+        "required" asks for a call (no final-message branch), as in the OpenAI API."""
         fmt = tool_format or ("text" if text_tools else "native")
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "timeout": self.timeout_s,
                                   "temperature": self.temperature if temperature is None else temperature,
@@ -97,8 +98,10 @@ class ModelClient:
             kwargs["top_p"] = top_p
         if tools and fmt == "native":
             kwargs["tools"] = tools
+            if tool_choice:
+                kwargs["tool_choice"] = tool_choice
         elif tools and fmt == "constrained":
-            kwargs.update(guided_params(call_schema(tools), self.api_base))
+            kwargs.update(guided_params(call_schema(tools, allow_message=tool_choice != "required"), self.api_base))
         if metadata:
             kwargs["metadata"] = metadata
         if max_tokens:

@@ -61,6 +61,18 @@ def bounded(schema: dict) -> dict:
     return schema
 
 
+def tools_instruction(tools: Iterable[dict]) -> str:
+    """The prompt block that describes OpenAI-style `tools` and the one-JSON-object reply format
+    (the `constrained` harness format and the local provider's native tools use the same words)."""
+    lines = ["You can call these tools. Every reply is one JSON object: "
+             '{"tool": "<name>", "arguments": {...}} to call a tool, or {"message": "<text>"} when you are done.',
+             "Tools:"]
+    for tool in tools:
+        fn = tool.get("function") or tool
+        lines.append(f"- {fn['name']}: {fn.get('description', '')} Parameters: {json.dumps(fn.get('parameters', {}))}")
+    return "\n".join(lines)
+
+
 @dataclass
 class ParsedReply:
     """What a JSON-text reply says: tool calls, or a final message, or why it cannot be used."""

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from harnessx.agent.result import RolloutResult
 from harnessx.agent.runner import RolloutCache, Runner
+from harnessx.agent.shared_cache import shared_cache
 from harnessx.envs.base import Suite
 from harnessx.envs.registry import DEFAULT_ENV, get_suite
 from harnessx.envs.subset import select_tasks
@@ -177,7 +178,8 @@ class Search:
         check_stores(self.config.storage, self.config.tracking_uri)  # before anything is created
         await preflight(self.model)  # a model that cannot answer stops here too
         checkpoint = self.dir.prepare(self.config_record(), resume)
-        self.runner = runner = Runner(self.suite, self.model, RolloutCache(self.dir.rollouts),
+        self.runner = runner = Runner(self.suite, self.model,
+                                      RolloutCache(self.dir.rollouts, shared=shared_cache(self.config.runs_dir)),
                                       concurrency=self.config.concurrency,
                                       executor=search_executor(self.config, self.suite, self.model, self._given_suite))
         arena = Arena(runner, self.tasks, self.objective, self.config.seeds, judge=self.judge,
