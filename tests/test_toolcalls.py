@@ -116,3 +116,14 @@ def test_client_parses_constrained_and_flags_a_cut_off_native_reply():
     assert cut.tool_calls == [] and "cut off" in cut.malformed
     prose = parse_response(_Response("All done.", "length"), tool_format="native", offered=OFFERED)
     assert prose.malformed is None
+
+
+def test_the_grammar_writes_the_tool_name_before_the_arguments():
+    """Properties are generated in schema order: a grammar from a key-sorted schema would make the
+    model write its arguments before choosing the tool (and pick the message branch instead)."""
+    pytest.importorskip("llama_cpp")
+    from harnessx.local.chat import grammar_for
+
+    gbnf = grammar_for(TOOLS)._grammar  # the grammar the local model is constrained by
+    rule = next(line for line in gbnf.splitlines() if "-tool-kv" in line and "-arguments-kv" in line)
+    assert rule.index("-tool-kv") < rule.index("-arguments-kv")

@@ -66,7 +66,8 @@ def _grammar(schema_json: str):
 def grammar_for(tools: list[dict], allow_message: bool = True):
     """The llama.cpp grammar of one reply to `tools` (cached per tool set); without the message
     branch when a call is required (`tool_choice: "required"`)."""
-    return _grammar(json.dumps(call_schema(tools, allow_message=allow_message), sort_keys=True))
+    # key order matters: the grammar writes properties in schema order ("tool" before "arguments")
+    return _grammar(json.dumps(call_schema(tools, allow_message=allow_message)))
 
 
 def as_tool_calls(completion: dict, tools: list[dict], multiple: bool = False) -> dict:
