@@ -2,7 +2,7 @@
 llama.cpp's prefix (KV) cache saves per rollout.
 
 1. `harnessx search` (rules proposer, the default search space with R0 = A1 made short: few steps,
-   few output tokens) on the first `--sources` sources of the starter suite's search split;
+   few output tokens, the shipped few-shot tool-call examples as ChatML turns) on the first `--sources` sources of the starter suite's search split;
 2. R0 and the selected harness on the first `--heldout-sources` held-out sources, same seeds, and
    their paired difference of the joint outcome with a 95% bootstrap CI over sources (a feasible
    task and its blocked twin are drawn together, with all their epochs);
@@ -33,16 +33,19 @@ from harnessx.envs.subset import select_tasks
 from harnessx.evaluation import evaluate
 from harnessx.harness import Harness, load_preset
 from harnessx.local.engine import get_model
+from harnessx.local.fewshot import tool_call_examples
 from harnessx.models.client import ModelClient
 from harnessx.search import Search, SearchConfig
 
 SPACES = Path(__file__).resolve().parent.parent / "search_spaces"
 
 
-def space_file(folder: Path, tool_format: str, max_steps: int, max_tokens: int) -> str:
+def space_file(folder: Path, tool_format: str, max_steps: int, max_tokens: int, few_shot: str) -> str:
     space = yaml.safe_load((SPACES / "default.yaml").read_text())
     r0 = load_preset(space["r0"]).with_switches(tool_format=tool_format, max_steps=max_steps,
                                                  max_output_tokens=max_tokens)
+    if few_shot != "none":
+        r0 = r0.with_component("few_shot", tool_call_examples(few_shot))
     space.update(name="starter-short", r0={"name": "A1-short", "components": r0.components,
                                             "switches": r0.switches.model_dump(mode="json")})
     path = folder / "space.yaml"
@@ -76,7 +79,7 @@ async def main(args: argparse.Namespace) -> None:
         shutil.rmtree(out)
     folder = Path(tempfile.mkdtemp())
     cfg = SearchConfig(objective="joint", env="starter", model="local/smollm2", rounds=args.rounds,
-                       proposals=args.proposals, space=space_file(folder, args.tool_format, args.max_steps, args.max_tokens),
+                       proposals=args.proposals, space=space_file(folder, args.tool_format, args.max_steps, args.max_tokens, args.few_shot),
                        runs_dir=str(out), tracking_uri=None, concurrency=args.concurrency, sources=args.sources,
                        epochs=args.epochs, name="search")
     started = time.perf_counter()
@@ -124,6 +127,8 @@ if __name__ == "__main__":
     parser.add_argument("--proposals", type=int, default=2)
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--tool-format", default="native", choices=["native", "constrained", "text"])
+    parser.add_argument("--few-shot", default="chatml", choices=["chatml", "plain", "none"],
+                        help="R0's few_shot component: the shipped tool-call examples in this style")
     parser.add_argument("--max-steps", type=int, default=2)
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--concurrency", type=int, default=2)
