@@ -42,6 +42,11 @@ def test_unknown_tool_is_malformed_with_the_offered_names():
     assert parsed.calls == [] and parsed.malformed == "unknown tool 'delete' (offered: get, put)"
 
 
+def test_raw_control_characters_inside_strings_are_tolerated():
+    parsed = parse_tool_calls('{"tool": "put", "arguments": {"key": "a\tb", "value": "line\nbreak"}}', OFFERED)
+    assert parsed.malformed is None and parsed.calls[0].arguments == {"key": "a\tb", "value": "line\nbreak"}
+
+
 def test_prose_braces_and_plain_text_are_a_final_message():
     assert parse_tool_calls("Done. The set {a, b} is complete.", OFFERED).malformed is None
     assert parse_tool_calls("All set.", OFFERED).text == "All set."

@@ -181,9 +181,13 @@ def parse_response(response: Any, text_tools: bool = False, tool_format: str | N
     if fmt in ("text", "constrained") and not calls and malformed is None:
         parsed = parse_tool_calls(text, offered or None, multiple=multiple)
         calls, malformed, text = parsed.calls, parsed.malformed, parsed.text
-    elif (not calls and malformed is None and offered and text.lstrip().startswith("{")
-          and getattr(response.choices[0], "finish_reason", None) == "length"):
-        malformed = "tool call cut off at max_tokens (the JSON object is never closed)"
+    elif not calls and malformed is None and offered and text.lstrip().startswith("{"):
+        # a native reply that is JSON text: a server (or the local handler) that could not turn it
+        # into tool_calls; read it with the text parser so that a cut-off call is never an answer
+        parsed = parse_tool_calls(text, offered, multiple=multiple)
+        calls, malformed, text = parsed.calls, parsed.malformed, parsed.text
+        if malformed and getattr(response.choices[0], "finish_reason", None) == "length":
+            malformed = f"tool call cut off at max_tokens ({malformed})"
     return ModelReply(text=text, tool_calls=calls, usage=usage, malformed=malformed)
 
 

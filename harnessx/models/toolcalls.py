@@ -24,7 +24,7 @@ MESSAGE_KEY = "message"
 # before max_tokens instead of repeating itself inside a string.
 MAX_STRING = 80
 MAX_MESSAGE = 200
-_DECODER = json.JSONDecoder()
+_DECODER = json.JSONDecoder(strict=False)  # raw control characters inside strings (grammars allow them)
 
 
 def tool_name(tool: dict) -> str:
