@@ -103,8 +103,11 @@ async def test_ideal_profile_is_near_perfect_under_a1(suite):
     assert _rate(card.strict_sa) == 1.0 and _rate(card.solve) == 1.0
 
 
+TIMINGS = ("latency_s", "duration_s", "queue_s", "model_s", "tool_s", "agent_s")  # wall-clock, not behaviour
+
+
 def _signature(traj) -> list:
-    return [(e.kind, e.author, e.step, {k: v for k, v in e.data.items() if k not in ("latency_s", "duration_s")})
+    return [(e.kind, e.author, e.step, {k: v for k, v in e.data.items() if k not in TIMINGS})
             for e in traj.events]
 
 
