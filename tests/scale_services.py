@@ -111,7 +111,7 @@ class FlakySuite(ToySuite):
         return FlakyEnv(self.marker)
 
 
-WALL_CLOCK = {"latency_s", "duration_s"}
+WALL_CLOCK = {"latency_s", "duration_s", "queue_s", "model_s", "tool_s", "agent_s"}  # timings, not behaviour
 
 
 def _events(traj) -> list[tuple]:
