@@ -31,6 +31,7 @@ def test_sigint_kills_the_mlflow_run_prints_the_resume_command_and_resume_finish
     out, _ = proc.communicate(timeout=60)
     assert proc.returncode == 130, out
     assert "--resume" in out and "harnessx search --env toy" in out and "Traceback" not in out
+    assert "was never awaited" not in out, out  # in-flight rollouts are cancelled cleanly
 
     from mlflow import MlflowClient
 
