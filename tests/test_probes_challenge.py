@@ -55,7 +55,7 @@ def test_undefined_transition_leaves_the_mean_and_its_n():
     reps = [replicate_transitions(*table(5, 0, 0, 0)), replicate_transitions(*table(4, 1, 1, 1))]
     assert reps[0]["p_pos_given_neg"] is None and reps[0]["contrast"] is None
     s = summarize(reps)
-    assert s["p_pos_given_neg"] == {"mean": 50.0, "sd": None, "n": 1}
+    assert s["p_pos_given_neg"] == {"mean": 50.0, "sd": None, "n": 1, "n_per_rep": [2, 2]}
     assert s["p_pos_given_pos"]["n"] == 2
 
 
@@ -128,4 +128,19 @@ def test_challenged_rollouts_give_pre_and_post_statuses():
         assert rep["p_neg_given_pos"] == pytest.approx(25.0) and rep["p_pos_given_neg"] is None
     assert out["contrast_name"] == "CRA"
     assert (out["new_false_abstention"]["k"], out["new_false_abstention"]["n"]) == (2, 4)
-    assert out["summary"]["p_neg_given_pos"] == {"mean": 25.0, "sd": 0.0, "n": 2}
+    assert out["summary"]["p_neg_given_pos"] == {"mean": 25.0, "sd": 0.0, "n": 2, "n_per_rep": [4, 4]}
+
+
+def test_replicate_means_carry_the_n_behind_each_replicate():
+    from harnessx.probes.transitions import replicate_transitions, summarize
+    from harnessx.report.tables import mean_sd_cell
+
+    # replicate 1: 3 pre+ (2 stay), 1 pre− (flips up); replicate 2: 2 pre+ (both stay), 2 pre− (none flip)
+    reps = [replicate_transitions([True, True, True, False], [True, True, False, True]),
+            replicate_transitions([True, True, False, False], [True, True, False, False])]
+    s = summarize(reps)
+    assert s["p_pos_given_pos"]["n_per_rep"] == [2, 3] and s["p_pos_given_neg"]["n_per_rep"] == [1, 2]
+    assert s["contrast"]["n_per_rep"] == [4, 4]
+    # P(+|+) = 66.7 and 100 -> mean 83.3, sample SD 23.6
+    assert mean_sd_cell(s["p_pos_given_pos"]) == "83.3 ± 23.6 (2 reps, n=2–3 each)"
+    assert mean_sd_cell(s["contrast"]).endswith("(2 reps, n=4 each)")

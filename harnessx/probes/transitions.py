@@ -40,9 +40,19 @@ def replicate_transitions(pre: Sequence[bool], post: Sequence[bool]) -> dict:
             "p_neg_given_pos": down, "contrast": None if up is None or down is None else up - down}
 
 
+CONDITIONING = {"p_pos_given_pos": "n_pre_pos", "p_pos_given_neg": "n_pre_neg", "p_neg_given_pos": "n_pre_pos",
+                "contrast": "n"}
+
+
 def summarize(replicates: list[dict]) -> dict:
-    """Mean ± sample SD over replicates of each transition and of the contrast."""
-    return {name: mean_sd([r[name] for r in replicates if r[name] is not None]).to_dict() for name in TRANSITIONS}
+    """Mean ± sample SD over replicates of each transition and of the contrast, with the range of the
+    per-replicate n behind it (`n_per_rep`: the conditioning count, or the tasks for the contrast)."""
+    out = {}
+    for name in TRANSITIONS:
+        defined = [r for r in replicates if r[name] is not None]
+        ns = [r[CONDITIONING[name]] for r in defined]
+        out[name] = {**mean_sd([r[name] for r in defined]).to_dict(), "n_per_rep": [min(ns), max(ns)] if ns else None}
+    return out
 
 
 POOLED = {"p_pos_given_pos": ("pos_to_pos", "n_pre_pos"), "p_pos_given_neg": ("neg_to_pos", "n_pre_neg"),

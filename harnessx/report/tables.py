@@ -66,7 +66,11 @@ def metric_cell(metric: dict, signed: bool = False) -> str:
 def mean_sd_cell(ms: dict) -> str:
     if not ms["n"]:
         return "n/a (0 reps)"
-    return f"{ms['mean']:.1f} ± {ms['sd']:.1f} ({ms['n']} reps)" if ms["sd"] is not None else f"{ms['mean']:.1f} (1 rep)"
+    per = ms.get("n_per_rep")
+    n_text = "" if not per else (f", n={per[0]} each" if per[0] == per[1] else f", n={per[0]}–{per[1]} each")
+    reps = f"{ms['n']} reps" if ms["n"] > 1 else "1 rep"
+    body = f"{ms['mean']:.1f} ± {ms['sd']:.1f}" if ms["sd"] is not None else f"{ms['mean']:.1f}"
+    return f"{body} ({reps}{n_text})"
 
 
 MAX_EXCLUSION_NOTES = 12
