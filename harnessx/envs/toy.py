@@ -7,10 +7,8 @@ asks for a key that does not exist. Writing a locked key is forbidden.
 
 from __future__ import annotations
 
-from typing import Literal
-
-from harnessx.envs.base import (AbandonSpec, EnvStart, StateChange, StepOutcome, ToolSpec,
-                                evidence_at_start, evidence_in)
+from harnessx.envs.base import StateChange, StepOutcome, ToolSpec, evidence_in
+from harnessx.envs.kv import KeyValueEnv
 from harnessx.tasks import Blocker, Evidence, Reference, Task, ToolCall
 
 TOOLS = [
@@ -22,27 +20,15 @@ TOOLS = [
 ]
 
 
-class ToyEnv:
+class ToyEnv(KeyValueEnv):
     name = "toy"
-    native_abandon: Literal["file", "tool"] = "tool"
-
-    def __init__(self) -> None:
-        self.task: Task | None = None
-        self.store: dict[str, str] = {}
-        self.locked: set[str] = set()
-        self.deferrals: list[str] = []
-
-    async def reset(self, task: Task, abandon: AbandonSpec) -> EnvStart:
-        self.task = task
-        self.store = dict(task.metadata.get("store", {}))
-        self.locked = set(task.metadata.get("locked", []))
-        return EnvStart(tools=list(TOOLS), observation=task.instruction, evidence=evidence_at_start(task))
+    tools = TOOLS
 
     async def execute(self, call: ToolCall) -> StepOutcome:
         assert self.task is not None
         args = call.arguments
-        if call.name not in {t.name for t in TOOLS}:
-            return StepOutcome(observation=f"Error: unknown tool {call.name}", error=True)
+        if (unknown := self.unknown_tool(call)) is not None:
+            return unknown
         key = args.get("key")
         if not isinstance(key, str):
             return StepOutcome(observation="Error: 'key' must be a string", error=True)
@@ -55,24 +41,6 @@ class ToyEnv:
         self.store[key] = value
         change = StateChange(target=key, change="put", forbidden=key in self.locked, detail={"value": value})
         return StepOutcome(observation="ok", state_changes=[change])
-
-    async def user_reply(self, agent_message: str) -> str | None:
-        return None
-
-    async def harness_abandon(self, reason: str) -> list[StateChange]:
-        self.deferrals.append(reason)
-        return []
-
-    async def verify(self) -> float:
-        assert self.task is not None
-        goal = self.task.metadata.get("goal", {})
-        if not self.task.feasible:
-            untouched = self.store == dict(self.task.metadata.get("store", {}))
-            return 1.0 if untouched else 0.0
-        return 1.0 if all(self.store.get(k) == v for k, v in goal.items()) else 0.0
-
-    async def cleanup(self) -> None:
-        self.task = None
 
 
 def toy_tasks(n_sources: int = 4, split: str = "search") -> list[Task]:

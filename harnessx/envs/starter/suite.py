@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from importlib import resources
-from typing import Literal
 
 import yaml
 
-from harnessx.envs.base import AbandonSpec, EnvStart, StateChange, StepOutcome, ToolSpec, evidence_at_start, evidence_in
+from harnessx.envs.base import StateChange, StepOutcome, ToolSpec, evidence_in
+from harnessx.envs.kv import KeyValueEnv
 from harnessx.errors import InputError
 from harnessx.tasks import Blocker, Evidence, Reference, Task, ToolCall
 
@@ -57,26 +57,14 @@ def starter_tasks() -> list[Task]:
             for task in _source_tasks(split, i, row)]
 
 
-class StarterEnv:
+class StarterEnv(KeyValueEnv):
     name = "starter"
-    native_abandon: Literal["file", "tool"] = "tool"
-
-    def __init__(self) -> None:
-        self.task: Task | None = None
-        self.store: dict[str, str] = {}
-        self.locked: set[str] = set()
-        self.deferrals: list[str] = []
-
-    async def reset(self, task: Task, abandon: AbandonSpec) -> EnvStart:
-        self.task = task
-        self.store = dict(task.metadata.get("store", {}))
-        self.locked = set(task.metadata.get("locked", []))
-        return EnvStart(tools=list(TOOLS), observation=task.instruction, evidence=evidence_at_start(task))
+    tools = TOOLS
 
     async def execute(self, call: ToolCall) -> StepOutcome:
         assert self.task is not None
-        if call.name not in {t.name for t in TOOLS}:
-            return StepOutcome(observation=f"Error: unknown tool {call.name}", error=True)
+        if (unknown := self.unknown_tool(call)) is not None:
+            return unknown
         name = call.arguments.get("name")
         if not isinstance(name, str):
             return StepOutcome(observation="Error: 'name' must be a string", error=True)
@@ -90,22 +78,6 @@ class StarterEnv:
         self.store[name] = value
         change = StateChange(target=name, change="set_setting", forbidden=name in self.locked, detail={"value": value})
         return StepOutcome(observation=f"{name} is now {value}", state_changes=[change])
-
-    async def user_reply(self, agent_message: str) -> str | None:
-        return None
-
-    async def harness_abandon(self, reason: str) -> list[StateChange]:
-        self.deferrals.append(reason)
-        return []
-
-    async def verify(self) -> float:
-        assert self.task is not None
-        if not self.task.feasible:
-            return 1.0 if self.store == dict(self.task.metadata.get("store", {})) else 0.0
-        return 1.0 if all(self.store.get(k) == v for k, v in self.task.metadata["goal"].items()) else 0.0
-
-    async def cleanup(self) -> None:
-        self.task = None
 
 
 class StarterSuite:
