@@ -24,6 +24,9 @@ from harnessx.models.providers import register_script
 def test_sqlite_has_fts5():
     db = sqlite3.connect(":memory:")
     db.execute("CREATE VIRTUAL TABLE t USING fts5(a)")
+    db.executemany("INSERT INTO t(a) VALUES (?)", [("acme launches a rocket",), ("weather report",)])
+    hits = db.execute("SELECT a, bm25(t) FROM t WHERE t MATCH 'rocket' ORDER BY bm25(t)").fetchall()
+    assert [a for a, _ in hits] == ["acme launches a rocket"]
 
 
 @pytest.fixture(scope="module")

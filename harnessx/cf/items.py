@@ -134,22 +134,22 @@ def _unique(objs: list, where: str, what: str) -> None:
         seen.add(obj.id)
 
 
-def load_items(path: str | Path) -> list[Item]:
+def _load(path: str | Path, model: type, what: str) -> list:
+    """Every record of a JSONL file validated as `model`; none, or a repeated id, is an error."""
     path = Path(path)
-    items = [_validate(Item, where, rec) for where, rec in _records(path)]
-    if not items:
-        raise InputError(str(path), "no items")
-    _unique(items, str(path), "item")
-    return items
+    objs = [_validate(model, where, rec) for where, rec in _records(path)]
+    if not objs:
+        raise InputError(str(path), f"no {what}s")
+    _unique(objs, str(path), what)
+    return objs
+
+
+def load_items(path: str | Path) -> list[Item]:
+    return _load(path, Item, "item")
 
 
 def load_articles(path: str | Path) -> list[Article]:
-    path = Path(path)
-    articles = [_validate(Article, where, rec) for where, rec in _records(path)]
-    if not articles:
-        raise InputError(str(path), "no articles")
-    _unique(articles, str(path), "article")
-    return articles
+    return _load(path, Article, "article")
 
 
 def check_sources(items: list[Item], articles: list[Article], source: str) -> None:

@@ -47,7 +47,7 @@ def create_app(runs_dir: str | Path) -> Flask:
         if r.kind != "search":
             return render_template("outputs.html", run=r.overview(), outputs=r.outputs())
         return render_template("search.html", run=r.overview(), tree=_tree(r.ledger), summary=r.summary,
-                               lineage=_lineage(r), outputs=len(r.outputs()))
+                               lineage=_lineage(r), outputs=r.output_count())
 
     @app.get("/runs/<name>/candidates/<harness_hash>")
     def candidate(name: str, harness_hash: str) -> str:
@@ -62,8 +62,7 @@ def create_app(runs_dir: str | Path) -> Flask:
         filters = {k: request.args.get(k, "") for k in ("split", "family", "failure_mode")}
         choices = {k: sorted({str(x.get(k) or "—") for x in rows}) for k in filters}
         shown = [x for x in rows if all(not v or str(x.get(k) or "—") == v for k, v in filters.items())]
-        page = max(1, request.args.get("page", 1, type=int))
-        pages = max(1, -(-len(shown) // PAGE))
+        page, pages = _page(len(shown), PAGE)
         return render_template("candidate.html", run=r.overview(), row=row, harness=harness,
                                diff=diff(parent, harness) if parent and harness else "",
                                rows=shown[(page - 1) * PAGE: page * PAGE], total=len(rows), shown=len(shown),
@@ -76,8 +75,7 @@ def create_app(runs_dir: str | Path) -> Flask:
             chain = r.trajectory(key)
         except NotFound as exc:
             abort(404, str(exc))
-        page = max(1, request.args.get("page", 1, type=int))
-        pages = max(1, -(-len(chain.events) // EVENT_PAGE))
+        page, pages = _page(len(chain.events), EVENT_PAGE)
         events = chain.events[(page - 1) * EVENT_PAGE: page * EVENT_PAGE]
         return render_template("trajectory.html", run=r.overview(), key=key, chain=chain, events=events,
                                page=page, pages=pages, result=r.result(key), score=r.score_of(key), gates=GATES,
@@ -101,6 +99,11 @@ def create_app(runs_dir: str | Path) -> Flask:
         return render_template("error.html", message=getattr(error, "description", str(error))), 404
 
     return app
+
+
+def _page(total: int, size: int) -> tuple[int, int]:
+    """The requested page (1-based, `?page=`) and the page count for `total` rows of `size`."""
+    return max(1, request.args.get("page", 1, type=int)), max(1, -(-total // size))
 
 
 def with_ci(rate: dict[str, Any]) -> dict[str, Any]:

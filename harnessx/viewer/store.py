@@ -134,7 +134,7 @@ class Run:
         file = self._rollout(key)
         if not file.is_file():
             raise NotFound(f"no trajectory {key} in {self.name}")
-        text = file.read_text(encoding="utf-8")
+        text = file.read_text(encoding="utf-8", errors="replace")  # a corrupt file is shown, not a crash
         try:
             traj = Trajectory.from_jsonl(text)
         except ValueError as exc:
@@ -147,12 +147,16 @@ class Run:
             return Chain(events, "tampered", f"{file.name}: {exc}")
         return Chain(events, "verified")
 
+    def _output_files(self) -> list[Path]:
+        return [md for md in sorted(self.path.rglob("*.md")) if "rollouts" not in md.relative_to(self.path).parts]
+
+    def output_count(self) -> int:
+        return len(self._output_files())
+
     def outputs(self) -> list[dict[str, Any]]:
         """Compare, eval, probe and report outputs inside the run: Markdown tables and PNG figures."""
         found = []
-        for md in sorted(self.path.rglob("*.md")):
-            if "rollouts" in md.parts:
-                continue
+        for md in self._output_files():
             rel = md.relative_to(self.path)
             figures = sorted(str(p.relative_to(self.path)) for p in md.parent.rglob("*.png"))
             found.append({"name": str(rel), "text": md.read_text(encoding="utf-8"), "figures": figures})
