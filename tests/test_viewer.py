@@ -135,3 +135,14 @@ def test_outputs_page_shows_compare_tables_as_text_and_serves_their_figures(site
     assert 'src="/runs/demo/files/compare/figures/family_bars-heldout.png"' in page
     assert client.get("/runs/demo/files/compare/figures/family_bars-heldout.png").data == png
     assert "compare / probe outputs (1)" in client.get("/runs/demo").get_data(as_text=True)
+
+
+def test_a_corrupt_trajectory_file_shows_as_unreadable_not_an_error(site):
+    _, run, _, client = site
+    key = "c0" * 12
+    path = run / "rollouts" / key[:2] / f"{key}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b'{"seq": 0, "kind": "start"\n\xff\xfe not json\n')
+    response = client.get(f"/runs/demo/trajectories/{key}")
+    assert response.status_code == 200
+    assert "hash chain: <b>unreadable</b>" in response.get_data(as_text=True)
