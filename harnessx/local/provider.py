@@ -16,7 +16,7 @@ from litellm import CustomLLM, ModelResponse
 
 from harnessx.local.engine import Generation, get_model
 from harnessx.local.weights import ModelUnavailable
-from harnessx.models.providers import register_handler
+from harnessx.models.providers import held_until_started, register_handler
 
 PREFIX = "local"
 
@@ -29,10 +29,10 @@ class LocalHandler(CustomLLM):
                    headers={}, timeout=None, client=None):
         return respond(model, messages, optional_params)
 
-    async def acompletion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose, encoding,
-                          api_key, logging_obj, optional_params, acompletion=None, litellm_params=None, logger_fn=None,
-                          headers={}, timeout=None, client=None):
-        return await asyncio.to_thread(respond, model, messages, optional_params)
+    def acompletion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose, encoding,
+                    api_key, logging_obj, optional_params, acompletion=None, litellm_params=None, logger_fn=None,
+                    headers={}, timeout=None, client=None):
+        return held_until_started(lambda: asyncio.to_thread(respond, model, messages, optional_params))
 
 
 def respond(model: str, messages: list[dict], params: dict) -> ModelResponse:

@@ -10,15 +10,17 @@ assistant message dict (`content`, optional `tool_calls` as `[{"name", "argument
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import uuid
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
 
 import litellm
 from litellm import CustomLLM, ModelResponse
 from litellm.utils import custom_llm_setup
 
+T = TypeVar("T")
 Responder = Callable[[str, list[dict], list[dict], dict], dict]
 _RESPONDERS: dict[str, Responder] = {}
 
@@ -40,13 +42,45 @@ class _Handler(CustomLLM):
                    headers={}, timeout=None, client=None):
         return self._respond(model, messages, optional_params, litellm_params)[0]
 
-    async def acompletion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose, encoding,
-                          api_key, logging_obj, optional_params, acompletion=None, litellm_params=None, logger_fn=None,
-                          headers={}, timeout=None, client=None):
-        response, latency = self._respond(model, messages, optional_params, litellm_params)
-        if latency > 0:
-            await asyncio.sleep(latency)
-        return response
+    def acompletion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose, encoding,
+                    api_key, logging_obj, optional_params, acompletion=None, litellm_params=None, logger_fn=None,
+                    headers={}, timeout=None, client=None):
+        async def call() -> ModelResponse:
+            response, latency = self._respond(model, messages, optional_params, litellm_params)
+            if latency > 0:
+                await asyncio.sleep(latency)
+            return response
+
+        return held_until_started(call)
+
+
+_UNSTARTED: dict[object, Coroutine] = {}
+
+
+def held_until_started(make: Callable[[], Awaitable[T]]) -> Coroutine[Any, Any, T]:
+    """The coroutine a custom handler's `acompletion` returns, held until it starts.
+
+    LiteLLM builds that coroutine in an executor thread and awaits it afterwards; a rollout cancelled
+    in between (Ctrl-C, a crash) drops it unstarted. Holding it lets exit close it, instead of Python
+    warning "coroutine ... was never awaited" over a call that never ran."""
+    key = object()
+
+    async def run() -> T:
+        _UNSTARTED.pop(key, None)
+        return await make()
+
+    _UNSTARTED[key] = coroutine = run()
+    return coroutine
+
+
+@atexit.register
+def close_unstarted() -> int:
+    """Close the offline calls that were cancelled before they began; returns how many."""
+    pending = list(_UNSTARTED.values())
+    _UNSTARTED.clear()
+    for coroutine in pending:
+        coroutine.close()
+    return len(pending)
 
 
 def _to_model_response(model: str, reply: dict) -> ModelResponse:
