@@ -21,6 +21,8 @@ from typing import Any
 import gepa
 from gepa.core.adapter import EvaluationBatch
 
+from harnessx.errors import HarnessXError
+from harnessx.evaluation import Evaluation
 from harnessx.models.quiet import drained
 from harnessx.harness import Harness
 from harnessx.search.arena import Arena
@@ -55,8 +57,7 @@ class HarnessAdapter:
 
     def evaluate(self, batch: list[Task], candidate: dict[str, str], capture_traces: bool = False) -> EvaluationBatch:
         evaluation = asyncio.run(drained(self.arena.evaluate_on(self.harness(candidate), list(batch))))
-        per_task = evaluation.per_task_success()
-        scores = [per_task.get(t.id, 0.0) for t in batch]
+        scores = batch_scores(evaluation, batch, self.arena.objective.value_key)
         traces = None
         if capture_traces:
             first = {}
@@ -64,7 +65,9 @@ class HarnessAdapter:
                 first.setdefault(score.task_id, (score, result))
             traces = [{"task": t.instruction, "failure_mode": first[t.id][0].failure_mode,
                        "text": render_trajectory(self.arena.runner.trajectory(first[t.id][1]))} for t in batch]
-        return EvaluationBatch(outputs=[{"task": t.id, "success": s} for t, s in zip(batch, scores)], scores=scores,
+        valid = evaluation.per_task_success(self.arena.objective.value_key)
+        return EvaluationBatch(outputs=[{"task": t.id, "success": s, "excluded": t.id not in valid}
+                                        for t, s in zip(batch, scores)], scores=scores,
                                trajectories=traces, objective_scores=[{t.stratum: s} for t, s in zip(batch, scores)],
                                num_metric_calls=len(batch) * len(self.arena.seeds))
 
@@ -93,6 +96,21 @@ class HarnessAdapter:
                     out[component] = library.apply(harness, self.rng.choice(fresh)).text(component)
                     break
         return out
+
+
+def batch_scores(evaluation: Evaluation, batch: list[Task], value_key: str | None) -> list[float]:
+    """GEPA's per-task scores: the search objective's per-task value. GEPA needs a number for every
+    task, so a task with no valid rollout (an environment or model failure) gets the mean of the
+    batch's valid tasks: it moves neither a minibatch comparison nor a valset mean, where a 0 would
+    score the failure as the agent's. A batch with no valid task at all is an error naming why."""
+    per_task = evaluation.per_task_success(value_key)
+    valid = [per_task[t.id] for t in batch if t.id in per_task]
+    if not valid:
+        why = sorted({f"{s.task_id}: {s.exclusion}" for s in evaluation.scores if not s.valid})
+        raise HarnessXError(f"GEPA's batch of {len(batch)} tasks has no valid rollout ({'; '.join(why[:5])}"
+                            f"{' …' if len(why) > 5 else ''}); nothing to score a candidate on")
+    fill = sum(valid) / len(valid)
+    return [per_task.get(t.id, fill) for t in batch]
 
 
 def optimize_with_gepa(arena: Arena, start: Harness, space: SearchSpace, budget: int,
