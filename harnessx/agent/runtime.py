@@ -153,7 +153,9 @@ class _Episode:
                 self.record_abandon("agent", "tool", str(call.arguments.get("blocker", "")),
                                     category=call.arguments.get("category"),
                                     rationale=call.arguments.get("rationale", ""))
-                return True
+                if self.done:
+                    return True
+                continue  # an episode that goes on (BFCL) runs the reply's later calls, as if sent one by one
             tool_start = time.monotonic()
             outcome = await self.env.execute(call)
             self.clock.tool_call(time.monotonic() - tool_start)

@@ -29,6 +29,7 @@ class Conversation:
     last: str = "task"           # task | assistant | tool_result | check | report | user
     harness_messages: list[str] = field(default_factory=list)  # self-checks and report requests seen
     turn_starts: list[int] = field(default_factory=list)  # len(calls) when each later user turn began
+    shown: list[str] = field(default_factory=list)  # every text the agent was sent (system, user, tool results)
 
 
 def _text_call(content: str) -> tuple[str, dict] | None:
@@ -65,6 +66,8 @@ def read(messages: list[dict]) -> Conversation:
     conv = Conversation()
     for message in messages:
         role, content = message.get("role"), str(message.get("content") or "")
+        if role != "assistant":
+            conv.shown.append(content)
         if role == "system":
             conv.system = content
         elif role == "assistant":

@@ -24,6 +24,7 @@ from harnessx.sim.profile import Profile
 class Move:
     text: str = ""
     call: Call | None = None
+    more: tuple[Call, ...] = ()  # further calls in the same reply (parallel tool calls, harnessx.sim.parallel)
 
 
 @dataclass

@@ -86,6 +86,10 @@ class Profile(BaseModel):
     pairing: Literal["common", "text"] = "common"
     tokens: Tokens = Field(default_factory=Tokens)
     latency: Latency = Field(default_factory=Latency)
+    # several independent tool calls in one reply (harnessx.sim.parallel). It groups calls into
+    # replies and draws nothing, so it stays out of `digest` (the episode seeds): on or off, the
+    # same (task, seed) meets the same draws.
+    parallel_calls: bool = Field(False, exclude=True)
 
     def base_logit(self, rate: str, family: str | None = None) -> float:
         value = self.rates[rate]

@@ -108,7 +108,8 @@ def _reply(move: policy.Move, messages: list[dict], tools: list[dict], system: s
     if move.call is not None:
         name, args = move.call
         if tools or TEXT_TOOL_MARKER not in system:
-            calls = [{"name": name, "arguments": args, "id": f"call_{turn}"}]
+            calls = [{"name": n, "arguments": a, "id": f"call_{turn + i}"}
+                     for i, (n, a) in enumerate((move.call, *move.more))]
         else:
             content = (content + "\n" if content else "") + json.dumps({"tool": name, "arguments": args})
     rng = random.Random(decision.seed + turn)

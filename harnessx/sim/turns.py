@@ -10,7 +10,7 @@ a feasible task; a deferral does not end the episode.
 
 from __future__ import annotations
 
-from harnessx.sim import speech
+from harnessx.sim import parallel, speech
 from harnessx.sim.decision import rate
 from harnessx.sim.plan import Call, altered
 from harnessx.sim.policy import Context, Move, _add, abstain, why
@@ -39,7 +39,12 @@ def _this_turn(ctx: Context) -> tuple[list[Call], bool]:
 def _work(ctx: Context, steps: list[Call], done: list[Call], final: str, said: str = "", slip_at: int = -1) -> Move:
     k = len(done)
     if k < len(steps):
-        return Move(said if k == 0 else "", altered(steps[k], ctx.decision.u_slip) if k == slip_at else steps[k])
+        # parallel tool calls: the turn's next independent calls in one reply (native tools only)
+        enabled = ctx.profile.parallel_calls and bool(ctx.tools)
+        shown = "\n".join(ctx.conv.shown) if enabled else ""
+        calls = [altered(s, ctx.decision.u_slip) if k + i == slip_at else s
+                 for i, s in enumerate(parallel.batch(steps[k:], shown, enabled))]
+        return Move(said if k == 0 else "", calls[0], tuple(calls[1:]))
     return Move(final)
 
 
