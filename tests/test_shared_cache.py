@@ -33,4 +33,6 @@ def test_the_key_holds_the_server_and_the_sampling_defaults():
                               ("sim/baseline", {"top_p": 0.9}), ("openai/x", {"api_base": "http://127.0.0.1:1/v1"}),
                               ("openai/x", {"api_base": "http://127.0.0.1:2/v1"})]}
     assert len(keys) == 5
-    assert ModelClient("sim/baseline").identity == "sim/baseline"  # defaults keep existing keys
+    assert ModelClient("openai/x").identity == "openai/x"  # default sampling adds nothing to a key
+    # a simulated model's key names its profile's contents (tests/test_sim_cache_identity.py)
+    assert ModelClient("sim/baseline").identity.startswith("sim/baseline#")

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from harnessx.errors import ModelCallError
 from harnessx.models.failures import classify
+from harnessx.models.providers import identity_suffix
 from harnessx.models.toolcalls import call_schema, parse_tool_calls, tool_name
 from harnessx.tasks import ToolCall
 
@@ -75,7 +76,7 @@ class ModelClient:
         """What a rollout key must hold about the model: name, server and default sampling."""
         sampling = (f"|t={self.temperature:g}" if self.temperature else "") + (
             f"|top_p={self.top_p:g}" if self.top_p is not None else "")
-        return self.model + (f"@{self.api_base}" if self.api_base else "") + sampling
+        return self.model + identity_suffix(self.model) + (f"@{self.api_base}" if self.api_base else "") + sampling
 
     def describe(self) -> str:
         return self.model + (f" @ {self.api_base}" if self.api_base else "") + (" (simulated)" if self.simulated else "")

@@ -116,6 +116,21 @@ def register_handler(prefix: str, handler: CustomLLM) -> None:
     custom_llm_setup()
 
 
+_IDENTITIES: dict[str, Callable[[str], str]] = {}
+
+
+def register_identity(prefix: str, identity: Callable[[str], str]) -> None:
+    """`identity(name)` says what a rollout key must hold about `prefix/<name>` beyond its name: an
+    offline model whose behaviour lives in a file (a simulated profile) names that file's contents,
+    so that editing it never serves the old behaviour's rollouts from a cache."""
+    _IDENTITIES[prefix] = identity
+
+
+def identity_suffix(model: str) -> str:
+    prefix, _, name = model.partition("/")
+    return f"#{_IDENTITIES[prefix](name)}" if prefix in _IDENTITIES and name else ""
+
+
 def is_registered(prefix: str) -> bool:
     return prefix in _RESPONDERS
 

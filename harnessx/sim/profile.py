@@ -134,6 +134,13 @@ class Profile(BaseModel):
     def digest(self) -> str:
         return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:12]
 
+    @property
+    def behaviour_digest(self) -> str:
+        """Every field, the ones kept out of `digest` included: what a rollout's cache key holds."""
+        hidden = {name: getattr(self, name) for name, field in type(self).model_fields.items() if field.exclude}
+        raw = json.dumps([self.model_dump(mode="json"), hidden], sort_keys=True, default=str)
+        return hashlib.sha256(raw.encode()).hexdigest()[:12]
+
 
 _REGISTERED: dict[str, Profile] = {}
 
