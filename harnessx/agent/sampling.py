@@ -4,11 +4,14 @@ The harness switches `temperature` / `top_p` win over the run's defaults (the cl
 `--temperature` / `--top-p`). Every call of a rollout uses the rollout's seed (epochs get their
 own seeds, so at temperature > 0 epochs differ deterministically); a retry after a malformed reply
 uses a seed derived from the rollout seed and the retry number, so it is not the same draw again.
+Every command (search, eval, compare) takes the run's defaults as one `SamplingDefaults` and seeds
+its epochs with `epoch_seeds`: seed*1000+e, deterministic and distinct per epoch.
 """
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from typing import Any
 
 from harnessx.harness.model import Switches
@@ -25,3 +28,26 @@ def call_seed(rollout_seed: int, retry: int = 0) -> int:
 def sampling_kwargs(switches: Switches) -> dict[str, Any]:
     """The harness's overrides of the run's sampling defaults (absent: the client's apply)."""
     return {k: v for k, v in (("temperature", switches.temperature), ("top_p", switches.top_p)) if v is not None}
+
+
+def epoch_seeds(seed: int, epochs: int) -> list[int]:
+    """The rollout seeds of `epochs` epochs under run seed `seed`: seed*1000+e (seed 0: 0..N-1)."""
+    return [seed * 1000 + e for e in range(epochs)]
+
+
+@dataclass(frozen=True)
+class SamplingDefaults:
+    """A run's sampling defaults (`--temperature`, `--top-p`) and its seed (`--seed`)."""
+
+    temperature: float = 0.0
+    top_p: float | None = None
+    seed: int = 0
+
+    def epoch_seeds(self, epochs: int) -> list[int]:
+        return epoch_seeds(self.seed, epochs)
+
+    def key(self) -> dict[str, Any]:
+        """What an evaluation key holds about sampling: only settings off the defaults (so the keys,
+        and output files, of runs made before these options existed do not change)."""
+        return {**({"temperature": self.temperature} if self.temperature else {}),
+                **({"top_p": self.top_p} if self.top_p is not None else {}), **({"seed": self.seed} if self.seed else {})}
