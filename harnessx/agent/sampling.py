@@ -51,3 +51,10 @@ class SamplingDefaults:
         and output files, of runs made before these options existed do not change)."""
         return {**({"temperature": self.temperature} if self.temperature else {}),
                 **({"top_p": self.top_p} if self.top_p is not None else {}), **({"seed": self.seed} if self.seed else {})}
+
+
+def seed_environment(env: Any, task_id: str, seed: int) -> dict[str, int]:
+    """Let an environment with sampled parts of its own (retail's LLM user) seed them for this
+    rollout via its optional `seed_rollout(task_id, seed)`; returns the seeds it reports, to record."""
+    hook = getattr(env, "seed_rollout", None)
+    return dict(hook(task_id, seed)) if callable(hook) else {}
