@@ -9,7 +9,7 @@ import pytest
 from litellm import CustomLLM
 from typer.testing import CliRunner
 
-from harnessx.agent.sampling import SamplingDefaults, epoch_seeds
+from harnessx.agent.sampling import COPIES_WARNING, SamplingDefaults, copies_warning, epoch_seeds
 from harnessx.cli.main import app
 from harnessx.comparison import setup
 from harnessx.harness import load_preset
@@ -93,3 +93,21 @@ def test_temperature_out_of_range_is_a_clear_usage_error(tmp_path):
     result = CliRunner().invoke(app, ["eval", "--harness", "A1", "--env", "toy", "--temperature", "3",
                                       "--out", str(tmp_path / "o")])
     assert result.exit_code == 2 and "--temperature" in result.output
+
+
+def test_the_copies_warning_is_given_only_when_every_call_of_a_real_model_is_at_temperature_zero():
+    assert copies_warning(2, 0.0, [None, None], simulated=False) == COPIES_WARNING
+    assert copies_warning(1, 0.0, [None], simulated=False) is None  # one epoch: nothing is copied
+    assert copies_warning(2, 0.0, [None], simulated=True) is None  # the simulator draws per seed
+    assert copies_warning(2, 0.7, [None], simulated=False) is None
+    assert copies_warning(2, 0.0, [None, 0.5], simulated=False) is None  # one harness samples
+    assert copies_warning(2, 0.7, [0.0], simulated=False) == COPIES_WARNING  # its switch wins: 0
+
+
+def test_eval_with_a_real_model_at_temperature_zero_warns_that_epochs_are_copies(tmp_path):
+    args = ["eval", "--harness", "A1", "--env", "toy", "--model", "capture/m", "--epochs", "2", "--resamples", "100"]
+    cold = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "cold")])
+    hot = CliRunner().invoke(app, [*args, "--temperature", "0.5", "--out", str(tmp_path / "hot")])
+    assert cold.exit_code == 0 and hot.exit_code == 0, cold.output + hot.output
+    assert "epochs are" in cold.output and "copies" in cold.output
+    assert "copies" not in hot.output

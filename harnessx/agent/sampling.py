@@ -53,6 +53,20 @@ class SamplingDefaults:
                 **({"top_p": self.top_p} if self.top_p is not None else {}), **({"seed": self.seed} if self.seed else {})}
 
 
+COPIES_WARNING = ("--epochs > 1 at temperature 0: a deterministic model repeats each rollout, so the epochs are "
+                  "copies. The paired test averages a task's epochs and the bootstrap draws a source with all "
+                  "its epochs, so copies do not add trials there; the per-rate Wilson intervals count "
+                  "rollouts (n is inflated by the copies). Set --temperature > 0 for independent draws.")
+
+
+def copies_warning(epochs: int, temperature: float, switch_temperatures: list[float | None],
+                   simulated: bool) -> str | None:
+    """The warning for epochs that are copies: a real model at temperature 0 on every harness (a
+    harness's `temperature` switch, where set, wins over the run's `temperature`)."""
+    effective = [temperature if t is None else t for t in switch_temperatures] or [temperature]
+    return COPIES_WARNING if epochs > 1 and not simulated and not any(effective) else None
+
+
 def seed_environment(env: Any, task_id: str, seed: int) -> dict[str, int]:
     """Let an environment with sampled parts of its own (retail's LLM user) seed them for this
     rollout via its optional `seed_rollout(task_id, seed)`; returns the seeds it reports, to record."""

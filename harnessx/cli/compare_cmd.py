@@ -7,7 +7,7 @@ import asyncio
 
 import typer
 
-from harnessx.agent.sampling import SamplingDefaults
+from harnessx.agent.sampling import SamplingDefaults, copies_warning
 from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, console,
                                  friendly_errors, open_suite)
 from harnessx.comparison import setup
@@ -51,6 +51,9 @@ def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, mod
     tasks = setup.split_tasks(suite, splits, sources)
     seeds = sampled.epoch_seeds(epochs)
     console.print(model_line(runner.model.describe(), runner.model.simulated), highlight=False)
+    if warning := copies_warning(epochs, sampled.temperature, [c.harness.switches.temperature for c in contenders],
+                                 runner.model.simulated):
+        console.print(f"[yellow]{warning}[/]")
     total = len(contenders) * len(seeds) * sum(len(t) for t in tasks.values())
     with setup.progress_bar(total, f"{kind}: rollouts") as progress:
         data = asyncio.run(compare(runner, contenders, tasks, seeds, setup.make_judge(judge_model, out_dir),
