@@ -82,3 +82,14 @@ async def test_another_task_under_the_same_rollout_seed_gets_another_user_seed(s
 def test_environments_without_a_sampled_part_record_nothing():
     assert seed_environment(ToySuite(n_sources=1).make_env(), "t", 3) == {}
     assert seed_environment(RetailSuite().make_env(), "t", 3) == {}  # solo user: no model, no seed
+
+
+def test_rollout_keys_tell_the_customer_modes_and_user_models_apart(tmp_path):
+    from harnessx.agent.runner import Runner
+
+    ids = {mode: Runner(s, AGENT).model_id for mode, s in (
+        ("solo", RetailSuite()), ("scripted", RetailSuite(user_mode="scripted")),
+        ("llm-a", RetailSuite(user_mode="llm", user_model="customer/a")),
+        ("llm-b", RetailSuite(user_mode="llm", user_model="customer/b")))}
+    assert ids["solo"] == AGENT.identity  # solo keys are unchanged, so existing caches still hit
+    assert len(set(ids.values())) == 4 and "customer/a" in ids["llm-a"]
