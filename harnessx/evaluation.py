@@ -5,9 +5,7 @@ This is the inner evaluation that search, `harnessx eval`, `compare` and the pro
 
 from __future__ import annotations
 
-import asyncio
 from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from harnessx.agent.result import RolloutResult
@@ -15,6 +13,7 @@ from harnessx.agent.runner import ProgressFn, Runner
 from harnessx.harness.model import Harness
 from harnessx.benchmarks import score_trial
 from harnessx.scoring import Judge, Scorecard, TaskScore
+from harnessx.scoring.concurrent import score_all
 from harnessx.tasks import Task
 
 
@@ -53,14 +52,9 @@ async def evaluate(runner: Runner, harness: Harness, tasks: list[Task], seeds: l
                    judge: Judge | None = None, progress: ProgressFn | None = None) -> Evaluation:
     results = await runner.run_many(harness, tasks, seeds, progress=progress)
     by_id = {t.id: t for t in tasks}
-    if judge is None:  # the deterministic judge: instant, in order
-        scores = [score_trial(by_id[r.task_id], runner.trajectory(r), r, None) for r in results]
-    else:  # a model judge: its calls run concurrently, at most the runner's concurrency at once
-        with ThreadPoolExecutor(max_workers=runner.concurrency, thread_name_prefix="harnessx-score") as pool:
-            loop = asyncio.get_running_loop()
-            scores = list(await asyncio.gather(*(
-                loop.run_in_executor(pool, score_trial, by_id[r.task_id], runner.trajectory(r), r, judge)
-                for r in results)))
+    # a model judge's calls run concurrently, at most the runner's concurrency at once; else in order
+    scores = await score_all(lambda r: score_trial(by_id[r.task_id], runner.trajectory(r), r, judge), results,
+                             runner.concurrency, concurrent=judge is not None)
     return Evaluation(harness=harness, tasks=tuple(tasks), seeds=tuple(seeds), results=tuple(results),
                       scores=tuple(scores), scorecard=Scorecard.from_scores(scores),
                       exclusions=tuple(exclusion_records(runner, results, scores)))

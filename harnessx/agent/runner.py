@@ -93,6 +93,7 @@ class Runner:
         self.suite, self.model, self.cache = suite, model, cache
         self.planner_model = planner_model  # a planner-executor harness plans with it (None: `model` does)
         self.model_id = f"{planner_model.identity}->{model.identity}" if planner_model else model.identity
+        self.model_id += getattr(suite, "rollout_identity", "")  # e.g. retail's LLM user (not a solo rollout)
         # where uncached rollouts run (asyncio, ray, queue)
         self.executor = make_executor(executor, suite, model, planner_model=planner_model)
         self.concurrency = concurrency

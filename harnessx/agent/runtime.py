@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from harnessx.agent.clock import AgentClock
 from harnessx.agent.probe_phase import read_only_probe
 from harnessx.agent.result import RolloutResult
-from harnessx.agent.sampling import call_seed, sampling_kwargs
+from harnessx.agent.sampling import call_seed, sampling_kwargs, seed_environment
 from harnessx.envs.base import Environment, StepOutcome
 from harnessx.errors import EnvironmentFailure, ModelCallError
 from harnessx.harness.model import Harness
@@ -284,11 +284,12 @@ async def run_rollout(harness: Harness, task: Task, env: Environment, model: Mod
     up to CHALLENGE_TURNS turns; events before that message are the pre-challenge trajectory.
     With `planner_model`, a planner-executor harness plans with that model and executes with `model`.
     """
+    env_seeds = seed_environment(env, task.id, seed)  # e.g. retail's LLM user: recorded on `start`
     env = _GuardedEnv(env)
     ep = _Episode(task=task, env=env, model=model, harness=harness, seed=seed, planner_model=planner_model,
                   rendered=render(harness, [], env.native_abandon))
     ep.traj.append("start", "harness", 0, task_id=task.id, harness_hash=harness.hash, harness_name=harness.name,
-                   model=model.model, seed=seed, simulated=model.simulated,
+                   model=model.model, seed=seed, simulated=model.simulated, **env_seeds,
                    **({"planner_model": planner_model.model} if planner_model else {}))
     status, reward = "ok", None
     try:

@@ -7,6 +7,7 @@ import asyncio
 
 import typer
 
+from harnessx.agent.sampling import SamplingDefaults, copies_warning
 from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, console,
                                  friendly_errors, open_suite)
 from harnessx.comparison import setup
@@ -19,7 +20,13 @@ EnvOpt = typer.Option(None, "--env", help="retail, terminal or toy (default: the
 ModelOpt = typer.Option(None, "--model", help="Task-agent model (default: the runs' model, else sim/baseline).")
 SplitOpt = typer.Option(None, "--split", help="search, heldout or independent; repeat for several (default: "
                         "heldout, or every split the suite has when it has no heldout tasks, e.g. toy).")
-EpochsOpt = typer.Option(1, "--epochs", min=1, help="Rollouts per task (epoch seeds 0..N-1).")
+EpochsOpt = typer.Option(1, "--epochs", min=1, help="Rollouts per task (epoch seeds seed*1000+e: 0..N-1 at --seed 0).")
+TemperatureOpt = typer.Option(None, "--temperature", min=0.0, max=2.0, help="Task-agent sampling temperature "
+                              "(default: the runs', else 0; a harness's own `temperature` switch wins). At 0 a "
+                              "deterministic model repeats itself: epochs are copies.")
+TopPOpt = typer.Option(None, "--top-p", min=0.0, max=1.0, help="Task-agent nucleus sampling (default: the runs', "
+                       "else unset; a harness's `top_p` wins).")
+SeedOpt = typer.Option(None, "--seed", min=0, help="Rollout seeds seed*1000+e for epoch e (default 0).")
 OutOpt = typer.Option(None, "--out", help="Output dir (default: <run>/compare for one run, else runs/compare-<id>).")
 SourcesOpt = typer.Option(0, "--sources", min=0, help="Only the first N source pairs of each split (0 = all).")
 ResamplesOpt = typer.Option(10_000, "--resamples", min=100, help="Bootstrap resamples for paired CIs.")
@@ -29,18 +36,24 @@ JudgeOpt = typer.Option(None, "--judge-model", help="LLM rubric judge for M0/M3 
 
 def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, model: str | None, api_base: str | None,
                  splits: list[str], epochs: int, out: str | None, sources: int, resamples: int, concurrency: int,
-                 judge_model: str | None, suite_options: dict | None = None) -> dict:
+                 judge_model: str | None, suite_options: dict | None = None,
+                 sampling: dict | None = None) -> dict:
     env, model, api_base = setup.settings(contenders, env, model, api_base)
+    sampled: SamplingDefaults = setup.sampling(contenders, **(sampling or {}))
     options = setup.suite_options(contenders, suite_options or {}, env)
     suite = open_suite(env, **options)
     splits = list(splits or setup.default_splits(suite))
     key = setup.evaluation_key(contenders, kind, env=env, suite_options=options, model=model, api_base=api_base,
-                               splits=list(splits), epochs=epochs, sources=sources, judge_model=judge_model)
+                               splits=list(splits), epochs=epochs, sources=sources, judge_model=judge_model,
+                               **sampled.key())
     out_dir = setup.out_dir(contenders, kind, out, setup.key_digest(key))
-    runner = setup.make_runner(suite, model, api_base, contenders, out_dir, concurrency)
+    runner = setup.make_runner(suite, model, api_base, contenders, out_dir, concurrency, sampled)
     tasks = setup.split_tasks(suite, splits, sources)
-    seeds = list(range(epochs))
+    seeds = sampled.epoch_seeds(epochs)
     console.print(model_line(runner.model.describe(), runner.model.simulated), highlight=False)
+    if warning := copies_warning(epochs, sampled.temperature, [c.harness.switches.temperature for c in contenders],
+                                 runner.model.simulated):
+        console.print(f"[yellow]{warning}[/]")
     total = len(contenders) * len(seeds) * sum(len(t) for t in tasks.values())
     with setup.progress_bar(total, f"{kind}: rollouts") as progress:
         data = asyncio.run(compare(runner, contenders, tasks, seeds, setup.make_judge(judge_model, out_dir),
@@ -62,7 +75,8 @@ def compare_cmd(harnesses: list[str] = typer.Argument(..., help="Run directories
                 epochs: int = EpochsOpt, out: str = OutOpt, sources: int = SourcesOpt, resamples: int = ResamplesOpt,
                 concurrency: int = ConcurrencyOpt, judge_model: str = JudgeOpt, tau2_dir: str = Tau2DirOpt,
                 tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt, user_mode: str = UserModeOpt,
-                user_model: str = UserModelOpt, bfcl_dir: str = BfclDirOpt) -> None:
+                user_model: str = UserModelOpt, bfcl_dir: str = BfclDirOpt, temperature: float = TemperatureOpt,
+                top_p: float = TopPOpt, seed: int = SeedOpt) -> None:
     """Compare harnesses on a split no one selected on, with confidence intervals.
 
     Strict/relaxed SA, solve, false abstention, joint and per family (k/n, Wilson 95% CI); paired
@@ -73,7 +87,8 @@ def compare_cmd(harnesses: list[str] = typer.Argument(..., help="Run directories
                  epochs=epochs, out=out, sources=sources, resamples=resamples, concurrency=concurrency,
                  judge_model=judge_model, suite_options=dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox,
                                                              user_mode=user_mode, user_model=user_model,
-                                                             bfcl_dir=bfcl_dir))
+                                                             bfcl_dir=bfcl_dir),
+                 sampling=dict(temperature=temperature, top_p=top_p, seed=seed))
 
 
 def register(app: typer.Typer) -> None:

@@ -6,7 +6,7 @@ import typer
 
 from harnessx.cli.common import BfclDirOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, friendly_errors
 from harnessx.cli.compare_cmd import (ApiBaseOpt, ConcurrencyOpt, EnvOpt, EpochsOpt, JudgeOpt, ModelOpt, ResamplesOpt,
-                                      SourcesOpt, SplitOpt, run_and_show)
+                                      SeedOpt, SourcesOpt, SplitOpt, TemperatureOpt, TopPOpt, run_and_show)
 from harnessx.comparison.runs import resolve_contenders
 
 
@@ -18,7 +18,8 @@ def eval_cmd(harness: str = typer.Option(..., "--harness", help="Harness file, p
              sources: int = SourcesOpt, resamples: int = ResamplesOpt, concurrency: int = ConcurrencyOpt,
              judge_model: str = JudgeOpt, tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt,
              sandbox: str = SandboxOpt, user_mode: str = UserModeOpt, user_model: str = UserModelOpt,
-             bfcl_dir: str = BfclDirOpt) -> None:
+             bfcl_dir: str = BfclDirOpt, temperature: float = TemperatureOpt, top_p: float = TopPOpt,
+             seed: int = SeedOpt) -> None:
     """Evaluate one harness on one split of an environment.
 
     Strict/relaxed SA, solve, false abstention, joint and per family, each with n and a Wilson 95% CI;
@@ -27,7 +28,8 @@ def eval_cmd(harness: str = typer.Option(..., "--harness", help="Harness file, p
                  splits=split, epochs=epochs, out=out, sources=sources, resamples=resamples, concurrency=concurrency,
                  judge_model=judge_model, suite_options=dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox,
                                                              user_mode=user_mode, user_model=user_model,
-                                                             bfcl_dir=bfcl_dir))
+                                                             bfcl_dir=bfcl_dir),
+                 sampling=dict(temperature=temperature, top_p=top_p, seed=seed))
 
 
 def register(app: typer.Typer) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harnessx.agent.runner import RolloutCache, Runner
+from harnessx.agent.sampling import SamplingDefaults
 from harnessx.agent.shared_cache import shared_cache
 from harnessx.comparison.runs import Contender, run_setting
 from harnessx.envs.base import Suite
@@ -31,6 +32,17 @@ def settings(contenders: list[Contender], env: str | None, model: str | None, ap
     return (env or run_setting(contenders, "env") or DEFAULT_ENV,
             model or run_setting(contenders, "model") or DEFAULT_MODEL,
             api_base or (run_setting(contenders, "api_base") if not model else None))
+
+
+def sampling(contenders: list[Contender], temperature: float | None = None, top_p: float | None = None,
+             seed: int | None = None) -> SamplingDefaults:
+    """--temperature / --top-p when given, else what the runs searched with, else 0 / unset; --seed or 0."""
+    if temperature is None:
+        temperature = float(run_setting(contenders, "temperature") or 0.0)
+    if top_p is None:
+        recorded = run_setting(contenders, "top_p")
+        top_p = float(recorded) if recorded is not None else None
+    return SamplingDefaults(temperature=temperature, top_p=top_p, seed=seed or 0)
 
 
 def suite_options(contenders: list[Contender], given: dict, env: str | None = None) -> dict:
@@ -73,9 +85,11 @@ def out_dir(contenders: list[Contender], kind: str, out: str | None, digest: str
 
 
 def make_runner(suite: Suite, model: str, api_base: str | None, contenders: list[Contender], out: Path,
-                concurrency: int) -> Runner:
-    """A cached runner: one search run's own rollout cache when there is one, else `<out>/rollouts`."""
-    client = ModelClient(model, api_base=api_base)
+                concurrency: int, sampling: SamplingDefaults | None = None) -> Runner:
+    """A cached runner: one search run's own rollout cache when there is one, else `<out>/rollouts`.
+    `sampling` sets the client's defaults (part of every rollout key, so draws never mix)."""
+    sampling = sampling or SamplingDefaults()
+    client = ModelClient(model, api_base=api_base, temperature=sampling.temperature, top_p=sampling.top_p)
     asyncio.run(preflight(client))  # a model that cannot answer stops here, before anything is written
     run = single_run(contenders)
     cache = RolloutCache(run / "rollouts" if run else out / "rollouts", shared=shared_cache((run or out).parent))

@@ -21,6 +21,7 @@ from harnessx.agent.runner import ProgressFn, Runner
 from harnessx.harness.model import Harness
 from harnessx.probes.transitions import contrast_name, pooled, replicate_transitions, summarize
 from harnessx.scoring import Judge, Rate, score_rollout
+from harnessx.scoring.concurrent import score_all
 from harnessx.scoring.facts import read_facts
 from harnessx.tasks import Task
 from harnessx.trajectory import Trajectory
@@ -107,6 +108,7 @@ async def run_challenge(runner: Runner, harness: Harness, tasks: list[Task], rep
     seeds = list(range(replicates))
     results = await runner.run_many(harness, tasks, seeds, progress=progress, challenge=challenge)
     by_id = {t.id: t for t in tasks}
-    records = [rollout_record(by_id[r.task_id], runner.trajectory(r), r, pre, post, judge) for r in results]
+    records = await score_all(lambda r: rollout_record(by_id[r.task_id], runner.trajectory(r), r, pre, post, judge),
+                              results, runner.concurrency, concurrent=judge is not None)  # a model judge: overlapped
     return {"harness_hash": harness.hash, "challenge": challenge, "seeds": seeds,
             **challenge_summary(records, seeds, pre, post), "records": records}

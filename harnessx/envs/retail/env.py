@@ -19,7 +19,7 @@ from harnessx.envs.retail.schema import RetailDB
 from harnessx.envs.retail.store import Store
 from harnessx.envs.retail.tools import WRITE_TOOLS, RetailTools
 from harnessx.envs.retail.toolspecs import TOOL_SPECS
-from harnessx.envs.retail.users import Customer, make_customer
+from harnessx.envs.retail.users import Customer, make_customer, user_seed
 from harnessx.tasks import Task, ToolCall
 
 if TYPE_CHECKING:
@@ -49,6 +49,13 @@ class RetailEnv:
         self.customer: Customer | None = None
         self.forbidden_writes = 0
         self.deferrals: list[str] = []
+
+    def seed_rollout(self, task_id: str, seed: int) -> dict[str, int]:
+        """Seed this rollout's LLM user from (task, rollout seed); the runtime records what it returns."""
+        if self.user_mode != "llm":
+            return {}
+        self.seed = user_seed(task_id, seed)
+        return {"user_seed": self.seed}
 
     async def reset(self, task: Task, abandon: AbandonSpec) -> EnvStart:
         self.task, self.forbidden_writes, self.deferrals = task, 0, []

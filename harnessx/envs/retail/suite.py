@@ -83,6 +83,15 @@ class RetailSuite:
             self._tasks += tau2_tasks_as_feasible(load_tau2(tau2))
         self.user_mode, self.user_model, self.user_api_base = user_mode, user_model, user_api_base
 
+    @property
+    def rollout_identity(self) -> str:
+        """What a rollout key must hold about the customer: nothing for solo (keys as before), else the
+        mode and the user model, so a scripted or LLM-user rollout is never served from a solo one."""
+        if self.user_mode == "solo":
+            return ""
+        model = f"{self.user_model}@{self.user_api_base}" if self.user_api_base else self.user_model
+        return f"|user={self.user_mode}" + (f":{model}" if self.user_mode == "llm" else "")
+
     def tasks(self, split: str | None = None) -> list[Task]:
         return [t for t in self._tasks if split is None or t.split == split]
 

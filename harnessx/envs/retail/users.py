@@ -5,11 +5,15 @@
 - `scripted`: a deterministic customer opens with the request and answers questions from the task's
   structured scenario (identity, order id, payment method), confirming when asked.
 - `llm`: a LiteLLM user simulator (any model `ModelClient` accepts) that plays the scenario and ends
-  the conversation with τ²-style control tokens.
+  the conversation with τ²-style control tokens. Its calls are seeded per rollout with
+  `user_seed(task id, rollout seed)`: deterministic (a repeat of a rollout draws the same customer),
+  different across epochs, never the agent's own seed, and the same for two harnesses on the same
+  (task, seed), so a paired comparison faces the same customer draws.
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING, Any, Protocol
 
 from harnessx.tasks import Task
@@ -23,6 +27,12 @@ CONTROL_TOKENS = (STOP, TRANSFER, OUT_OF_SCOPE)
 AGENT_GREETING = "Hi! How can I help you today?"
 CONFIRM_WORDS = ("confirm", "proceed", "go ahead", "shall i", "should i", "would you like", "do you want",
                  "yes/no", "(yes)", "is that correct", "is this correct")
+
+
+def user_seed(task_id: str, rollout_seed: int) -> int:
+    """The LLM user's seed in the rollout of `task_id` under `rollout_seed` (31 bits, deterministic)."""
+    digest = hashlib.sha256(f"user|{task_id}|{rollout_seed}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
 class Customer(Protocol):
@@ -108,8 +118,8 @@ class LLMUser:
 
     async def _say(self, agent_message: str) -> str | None:
         self.messages.append({"role": "user", "content": agent_message})
-        reply = await self.client.complete(self.messages, None, seed=self.seed,
-                                           metadata={"harnessx": {"task_id": self.task.id, "role": "user_sim"}})
+        reply = await self.client.complete(self.messages, None, seed=self.seed, metadata={
+            "harnessx": {"task_id": self.task.id, "role": "user_sim", "seed": self.seed}})
         text = reply.text.strip()
         self.messages.append({"role": "assistant", "content": text})
         token = next((t for t in CONTROL_TOKENS if t in text), None)
