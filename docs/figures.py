@@ -29,7 +29,6 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Callable
 

@@ -11,7 +11,7 @@ from rich.table import Table as RichTable
 
 from harnessx.comparison.metrics import FAMILY_METRICS, METRICS
 from harnessx.report.cells import (contrast, diff_cell, mean_sd_cell, metric_cell, paired_title,  # noqa: F401
-                                   rate_cell, unpaired_diff_cell, value_cell)
+                                   rate_cell, unpaired_diff_cell)
 from harnessx.probes.transitions import LABELS as TRANSITION_LABELS
 
 
