@@ -114,6 +114,16 @@ def test_search_summary_and_round_curve_carry_k_over_n_and_intervals(cli):
     curve = re.search(r"incumbent joint by round \(\* = accepted\): (.*)", out).group(1)
     assert re.fullmatch(rf"R0={RATE}, R1\*?={RATE}", curve)
     assert not OLD_RATE.search(out)
+    out = " ".join(cli("export", "runs/s", "--out", "h.yaml").split())
+    assert re.search(rf"joint = {RATE} on the search split", out), out  # was a bare 0.25
+
+
+def test_an_objective_cell_is_a_rate_for_counts_and_a_mean_for_values():
+    from harnessx.report.cells import objective_cell
+
+    assert objective_cell(rate(3, 12)) == "3/12 25.0% [8.9, 53.2]"
+    assert objective_cell(MeanValue.of([0.5, 0.25]).to_dict()).startswith("0.375 [")
+    assert objective_cell(None) == "n/a"
 
 
 @pytest.mark.slow

@@ -24,7 +24,7 @@ from harnessx.search.acceptance import ACCEPTANCE
 from harnessx.search.breaker import ModelOutage
 from harnessx.search.planner import PlanConfig, plan as make_plan
 from harnessx.search.tracking import DEFAULT_MLFLOW_URI
-from harnessx.report.cells import rate_cell, value_cell
+from harnessx.report.cells import objective_cell, rate_cell, value_cell
 
 TABLE_ROWS = {"strict_sa": "strict SA (blocked)", "solve": "solve (feasible)",
               "false_abstention": "false abstention (feasible)", "joint": "joint (pooled)"}
@@ -167,7 +167,7 @@ def print_summary(summary: dict, run_dir: Path) -> None:
         table.add_row(f"{summary['objective']} (objective, mean)", _mean_cell(r0["values"][value_key]),
                       _mean_cell(chosen.get("values", {}).get(value_key)))
     console.print(table)
-    curve = ", ".join(f"R{e['round']}{'*' if e['accepted'] and e['round'] else ''}={curve_cell(e['objective'])}"
+    curve = ", ".join(f"R{e['round']}{'*' if e['accepted'] and e['round'] else ''}={objective_cell(e['objective'])}"
                       for e in summary["curve"] if e["objective"]["value"] is not None)
     console.print(f"incumbent {summary['objective']} by round (* = accepted): {curve}")
     console.print(f"rollouts used: {summary['rollouts']}, cost ${summary['cost_usd']:.4f}, wall {summary['wall_s']}s"
@@ -193,13 +193,6 @@ def benchmark_rows(*cards: dict) -> list:
 def _mean_cell(value: dict | None) -> str:
     """A benchmark objective's mean: value, 95% CI, n and exclusions."""
     return value_cell(value, signed=True)
-
-
-def curve_cell(objective: dict) -> str:
-    """The incumbent's objective in the round curve: a count as k/n % [CI]; a mean as value [CI] (n)."""
-    if objective.get("kind") == "mean" or not float(objective.get("k", 0)).is_integer():
-        return value_cell(objective)
-    return rate_cell(objective)
 
 
 def _cell(rate: dict) -> str:

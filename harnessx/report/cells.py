@@ -33,6 +33,15 @@ def value_cell(value: dict | None, signed: bool = False) -> str:
     return text + f" (n={value['n']}" + (f", {value['excluded']} excl.)" if value.get("excluded") else ")")
 
 
+def objective_cell(objective: dict | None) -> str:
+    """A search objective's value: a count as k/n % [CI] (`Rate`), a mean as value [CI] (n) (`MeanValue`)."""
+    if not objective:
+        return "n/a"
+    if objective.get("kind") == "mean" or not float(objective.get("k") or 0).is_integer():
+        return value_cell(objective)
+    return rate_cell(objective)
+
+
 def diff_cell(diff: dict) -> str:
     if diff.get("diff") is None:
         return "n/a (n=0)"
