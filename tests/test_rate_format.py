@@ -170,3 +170,8 @@ def test_a_feasigen_dataset_average_names_its_datasets_and_trials():
     avg = macro({"a": Rate(8, 10), "b": Rate(4, 10)})
     assert avg["n"] == 20 and avg["datasets"] == 2
     assert re.fullmatch(r"60\.0% \[\d+\.\d, \d+\.\d\] \(2 ds, n=20\)", avg_cell(avg))
+
+
+def test_a_mean_value_prints_like_a_table_cell():
+    v = MeanValue.of([1.0, 0.0, 1.0, 1.0, None])
+    assert str(v) == value_cell(v.to_dict()) == "0.750 [0.260, 1.000] (n=4, 1 excl.)"

@@ -1,6 +1,7 @@
 """Tables built from the comparison and probe JSON, printable with rich and writable as Markdown.
 
-Every rate cell shows k/n, the percentage and its 95% interval; every metric cell its support n.
+Every rate cell shows k/n, the percentage and its 95% interval; every metric cell its support n (the
+cells themselves are in `harnessx.report.cells`, re-exported here).
 """
 
 from __future__ import annotations

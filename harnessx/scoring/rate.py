@@ -78,10 +78,9 @@ class MeanValue:
 
     def __str__(self) -> str:
         if not self.n:
-            return "n/a (n=0)" + (f", {self.excluded} excluded" if self.excluded else "")
+            return "n/a (n=0)" + (f", {self.excluded} excl." if self.excluded else "")
         lo, hi = self.ci
-        text = f"{self.value:.3f} [{lo:.3f}, {hi:.3f}] (n={self.n})"
-        return text + (f", {self.excluded} excluded" if self.excluded else "")
+        return f"{self.value:.3f} [{lo:.3f}, {hi:.3f}] (n={self.n}" + (f", {self.excluded} excl.)" if self.excluded else ")")
 
     def to_dict(self) -> dict:
         return {"k": self.k, "n": self.n, "excluded": self.excluded, "value": self.value,
