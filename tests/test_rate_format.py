@@ -80,7 +80,7 @@ def cli(tmp_path, monkeypatch):
     from harnessx.cli.main import app
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(console, "width", 400)  # one table row per line, cells unwrapped
+    monkeypatch.setattr(console, "_width", 400)  # one row per line, cells unwrapped; restored to auto after
     runner = CliRunner()
 
     def run(*args: str) -> str:
