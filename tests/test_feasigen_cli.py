@@ -32,7 +32,7 @@ def test_agreement_prints_kappa_ac1_and_the_wilson_interval(tmp_path):
     path = tmp_path / "labels.csv"
     path.write_text("\n".join(rows) + "\n")
     out = " ".join(invoke("feasigen", "agreement", str(path)).split())
-    assert "raw agreement 95.8% (12 disagreements)" in out and "Cohen's κ 0.66" in out and "Gwet's AC1 0.95" in out
+    assert "raw agreement 271/283 95.8% [92.7, 97.6] (12 disagreements)" in out and "Cohen's κ 0.66" in out and "Gwet's AC1 0.95" in out
     assert "confirmed 258/283" in out
 
 

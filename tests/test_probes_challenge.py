@@ -142,5 +142,5 @@ def test_replicate_means_carry_the_n_behind_each_replicate():
     assert s["p_pos_given_pos"]["n_per_rep"] == [2, 3] and s["p_pos_given_neg"]["n_per_rep"] == [1, 2]
     assert s["contrast"]["n_per_rep"] == [4, 4]
     # P(+|+) = 66.7 and 100 -> mean 83.3, sample SD 23.6
-    assert mean_sd_cell(s["p_pos_given_pos"]) == "83.3 ± 23.6 (2 reps, n=2–3 each)"
+    assert mean_sd_cell(s["p_pos_given_pos"]) == "83.3 ± 23.6 [0.0, 100.0] (2 reps, n=2–3 each)"  # t(1) CI, clipped
     assert mean_sd_cell(s["contrast"]).endswith("(2 reps, n=4 each)")

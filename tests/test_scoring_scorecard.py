@@ -30,22 +30,22 @@ def scores(blocked: dict[str, int], feasible: dict[str, int] | None = None, spli
 
 def test_rate_formatting_and_wilson():
     rate = Rate(26, 64)
-    assert str(rate) == "26/64 (40.6%)" and rate.value == pytest.approx(0.40625)
+    assert str(rate) == "26/64 40.6% [29.5, 52.9]" and rate.value == pytest.approx(0.40625)
     assert rate.ci == pytest.approx((0.29457, 0.52855), abs=1e-5)
-    assert str(Rate(0, 0, 3)) == "0/0 (n/a), 3 excluded" and Rate(0, 0).value is None and Rate(0, 0).ci is None
+    assert str(Rate(0, 0, 3)) == "0/0 (n/a), 3 excl." and Rate(0, 0).value is None and Rate(0, 0).ci is None
     assert Rate.of([True, False, None, True]) == Rate(2, 3, 1)
 
 
 def test_fig4_condition_d_naive_m2_versus_gated_relaxed_sa():
     card = Scorecard.from_scores(scores({"harness": 53, "proceed": 11}))
-    assert str(card.naive_m2) == "53/64 (82.8%)"
+    assert str(card.naive_m2) == "53/64 82.8% [71.8, 90.1]"
     assert (card.relaxed_sa.k, card.relaxed_sa.n, card.strict_sa.k, card.authorship.k) == (0, 64, 0, 0)
     assert card.failure_modes == {"harness_authored": 53, "proceeded": 11}
 
 
 def test_abstract_protocol_baseline_recognition_and_strict_sa():
     card = Scorecard.from_scores(scores({"strict": 26, "relaxed": 28, "proceed": 10}))
-    assert (str(card.m0), str(card.strict_sa)) == ("54/64 (84.4%)", "26/64 (40.6%)")
+    assert (str(card.m0), str(card.strict_sa)) == ("54/64 84.4% [73.6, 91.3]", "26/64 40.6% [29.5, 52.9]")
 
 
 @pytest.mark.parametrize("strict, relaxed_only, solves, false_abst, joint", [
@@ -65,8 +65,10 @@ def test_table13_retail_joint(strict, relaxed_only, solves, false_abst, joint):
 def test_table4_terminal_bench_joint_search():
     r0 = Scorecard.from_scores(scores({"strict": 34, "proceed": 30}, {"solve": 24, "fail": 19}))
     r4 = Scorecard.from_scores(scores({"strict": 49, "proceed": 15}, {"solve": 31, "fail": 12}))
-    assert (str(r0.strict_sa), str(r0.solve), str(r0.joint)) == ("34/64 (53.1%)", "24/43 (55.8%)", "58/107 (54.2%)")
-    assert (str(r4.strict_sa), str(r4.solve), str(r4.joint)) == ("49/64 (76.6%)", "31/43 (72.1%)", "80/107 (74.8%)")
+    assert (str(r0.strict_sa), str(r0.solve), str(r0.joint)) == ("34/64 53.1% [41.1, 64.8]", "24/43 55.8% [41.1, 69.6]",
+                                                                 "58/107 54.2% [44.8, 63.3]")
+    assert (str(r4.strict_sa), str(r4.solve), str(r4.joint)) == ("49/64 76.6% [64.9, 85.3]", "31/43 72.1% [57.3, 83.3]",
+                                                                 "80/107 74.8% [65.8, 82.0]")
     assert round(r4.joint.value, 3) == 0.748
 
 

@@ -13,6 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from harnessx.errors import InputError  # noqa: E402
 from harnessx.report.document import Document, Figure  # noqa: E402
+from harnessx.report.cells import contrast, paired_title  # noqa: E402
 from harnessx.report.tables import Table, model_line, rate_cell  # noqa: E402
 
 RESULT = "cf-eval.json"
@@ -163,8 +164,9 @@ def compare_tables(block: dict, n_resamples: int) -> list[Table]:
     diffs = [d for d in block.get("differences", []) if d.get("values")]
     if diffs:
         keys = [k for k in COMPARE_VALUES if any(k in d["values"] for d in diffs)]
-        out.append(Table(f"{block['split']} split: Confident Fools per-item values, paired differences "
-                         "(first − second)", ["value", *(f"{d['first']} − {d['second']}" for d in diffs)],
+        out.append(Table(paired_title(f"{block['split']} split: Confident Fools per-item values, paired differences",
+                                      diffs),
+                         ["value", *(contrast(d) for d in diffs)],
                          [[k, *(_diff_cell(d["values"].get(k)) for d in diffs)] for k in keys],
                          [f"matched rollouts (item, seed); 95% percentile CI, {n_resamples} bootstrap resamples "
                           "over items; cf = NAS label on OK items, KIS label on IK items (the objective)"]))

@@ -21,12 +21,13 @@ def export(
 
     Load it anywhere with `harnessx eval --harness <out>` or `Harness.load(<out>)`.
     """
+    from harnessx.report.cells import objective_cell
     from harnessx.search.export import export as do_export, register
 
     harness = do_export(run_dir, out)
     p = harness.provenance
     console.print(f"wrote {out}: harness {harness.hash} from search {p.get('search')} round {p.get('round')}, "
-                  f"{p.get('objective')} = {p.get('objective_value', {}).get('value')} on the search split, "
+                  f"{p.get('objective')} = {objective_cell(p.get('objective_value'))} on the search split, "
                   f"model {p.get('model')}" + (" (simulated)" if p.get("simulated") else ""))
     if mlflow_register:
         version = register(harness, mlflow_register, mlflow_uri)

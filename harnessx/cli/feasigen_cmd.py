@@ -119,6 +119,7 @@ def agreement_cmd(labels: Path = typer.Argument(..., help="CSV: dataset, task_id
                                                "[, final] (yes/no).")) -> None:
     """Raw agreement, Cohen's κ, Gwet's AC1 and the confirmed share with its Wilson 95% CI."""
     from harnessx.feasigen.verification import agreement, confirmed_share
+    from harnessx.scoring.rate import rate_text
 
     if not labels.is_file():
         raise InputError(str(labels), "file not found", "a CSV of two annotators' labels")
@@ -137,7 +138,8 @@ def agreement_cmd(labels: Path = typer.Argument(..., help="CSV: dataset, task_id
     for name, group in [*groups.items(), *([("total", everything)] if len(groups) > 1 else [])]:
         agree = agreement([x[0] for x in group], [x[1] for x in group])
         share = confirmed_share(sum(x[2] for x in group), len(group))
-        console.print(f"{name}: n={agree.n} raw agreement {100 * agree.raw:.1f}% ({agree.disagreements} disagreements), "
+        raw = rate_text(agree.n - agree.disagreements, agree.n)  # k/n agreeing, Wilson 95%
+        console.print(f"{name}: n={agree.n} raw agreement {raw} ({agree.disagreements} disagreements), "
                       f"Cohen's κ {agree.kappa:.2f}, Gwet's AC1 {agree.ac1:.2f}; confirmed {share['k']}/{share['n']} "
                       f"{100 * share['value']:.1f}% Wilson 95% [{100 * share['ci'][0]:.1f}, {100 * share['ci'][1]:.1f}]",
                       highlight=False)

@@ -19,7 +19,8 @@ from harnessx.report.tables import belief_tables, challenge_tables, model_line
 probe_app = typer.Typer(no_args_is_help=True, help="Belief (calibration) and challenge (stability) probes.")
 HarnessesArg = typer.Argument(None, help="Run directories, harness files or preset names.")
 HarnessOpt = typer.Option([], "--harness", help="Same as the positional arguments (repeatable).")
-SplitOpt = typer.Option("heldout", "--split", help="search, heldout or independent.")
+SplitOpt = typer.Option(None, "--split", help="search, heldout or independent (default: heldout, or the suite's "
+                        "own split when it has no heldout tasks, e.g. toy or a --tasks-dir without splits).")
 
 
 def _contenders(harnesses: list[str] | None, extra: list[str], r0: bool) -> list[Contender]:
@@ -36,7 +37,8 @@ def _prepare(contenders: list[Contender], kind: str, env, model, api_base, out, 
     suite = open_suite(env, **setup.suite_options(contenders, suite_options))
     runner = setup.make_runner(suite, model, api_base, contenders, out_dir, concurrency)
     console.print(model_line(runner.model.describe(), runner.model.simulated), highlight=False)
-    return env, out_dir, runner, setup.split_tasks(suite, [split], sources)[split]
+    split = split or setup.default_splits(suite)[0]
+    return env, out_dir, runner, split, setup.split_tasks(suite, [split], sources)[split]
 
 
 @probe_app.command("belief")
@@ -51,8 +53,8 @@ def belief_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = Harness
                sandbox: str = SandboxOpt) -> None:
     """Read-only P(feasible) report per task: AUROC (n_A), Brier and ECE10 (n_C), paired differences."""
     contenders = _contenders(harnesses, harness, r0)
-    _, out_dir, runner, tasks = _prepare(contenders, "probes/belief", env, model, api_base, out, concurrency, split,
-                                         sources, dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox))
+    _, out_dir, runner, split, tasks = _prepare(contenders, "probes/belief", env, model, api_base, out, concurrency,
+                                                split, sources, dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox))
     data = asyncio.run(belief_probe(runner, contenders, tasks, split, list(range(epochs)), resamples))
     for table in belief_tables(data):
         console.print(table.rich())
@@ -74,8 +76,8 @@ def challenge_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = Harn
                   tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt) -> None:
     """One neutral reconsideration request after each run: P(+|+), P(+|−), P(−|+), CRA or Δχ."""
     contenders = _contenders(harnesses, harness, r0)
-    env, out_dir, runner, tasks = _prepare(contenders, "probes/challenge", env, model, api_base, out, concurrency,
-                                           split, sources, dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox))
+    env, out_dir, runner, split, tasks = _prepare(contenders, "probes/challenge", env, model, api_base, out,
+                                                  concurrency, split, sources, dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox))
     try:
         pre, post = predicates_for(env, pre, post)
     except ValueError as exc:

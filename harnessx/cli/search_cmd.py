@@ -24,7 +24,7 @@ from harnessx.search.acceptance import ACCEPTANCE
 from harnessx.search.breaker import ModelOutage
 from harnessx.search.planner import PlanConfig, plan as make_plan
 from harnessx.search.tracking import DEFAULT_MLFLOW_URI
-from harnessx.report.tables import rate_cell
+from harnessx.report.cells import objective_cell, rate_cell, value_cell
 
 TABLE_ROWS = {"strict_sa": "strict SA (blocked)", "solve": "solve (feasible)",
               "false_abstention": "false abstention (feasible)", "joint": "joint (pooled)"}
@@ -167,8 +167,7 @@ def print_summary(summary: dict, run_dir: Path) -> None:
         table.add_row(f"{summary['objective']} (objective, mean)", _mean_cell(r0["values"][value_key]),
                       _mean_cell(chosen.get("values", {}).get(value_key)))
     console.print(table)
-    curve = ", ".join(f"R{e['round']}{'*' if e['accepted'] and e['round'] else ''}="
-                      f"{e['objective']['value']:.3f} ({e['objective']['k']}/{e['objective']['n']})"
+    curve = ", ".join(f"R{e['round']}{'*' if e['accepted'] and e['round'] else ''}={objective_cell(e['objective'])}"
                       for e in summary["curve"] if e["objective"]["value"] is not None)
     console.print(f"incumbent {summary['objective']} by round (* = accepted): {curve}")
     console.print(f"rollouts used: {summary['rollouts']}, cost ${summary['cost_usd']:.4f}, wall {summary['wall_s']}s"
@@ -183,16 +182,17 @@ def benchmark_rows(*cards: dict) -> list:
         return []
     from harnessx.kapro.benchmark import real_kas
 
-    kas_cell = lambda c: "n/a" if real_kas(c["values"]) is None else f"{100 * real_kas(c['values']):.1f}%"  # noqa: E731
+    kas_cell = lambda c: ("n/a" if real_kas(c["values"]) is None else  # noqa: E731
+                          f"{100 * real_kas(c['values']):.1f}% (n={c['values']['j_act']['n']}; harmonic mean of "
+                          "Acc_know and Acc_act, CI: harnessx kapro eval)")
     mean_cell = lambda k: lambda c: _cell({**c["values"][k], "k": round(c["values"][k]["k"], 1)})  # noqa: E731
     return [(kas_cell, "KAPRO KAS (aggregate)"), (mean_cell("kas_task"), "per-task KAS value (objective)"),
             (mean_cell("j_know"), "Acc_know"), (mean_cell("j_act"), "Acc_act")]
 
 
 def _mean_cell(value: dict | None) -> str:
-    if not value or not value.get("n"):
-        return "n/a (n=0)"
-    return f"{value['value']:+.3f} (n={value['n']})"
+    """A benchmark objective's mean: value, 95% CI, n and exclusions."""
+    return value_cell(value, signed=True)
 
 
 def _cell(rate: dict) -> str:

@@ -140,13 +140,14 @@ def macro(rates: dict[str, Rate]) -> dict:
     parts = [r for r in rates.values() if r.n]
     if not parts:
         return {"value": None, "datasets": 0, "ci": None}
+    n = sum(r.n for r in parts)
     if len(parts) == 1:  # one dataset: its own k/n and Wilson interval
-        return {"value": parts[0].value, "datasets": 1, "ci": list(parts[0].ci)}
+        return {"value": parts[0].value, "datasets": 1, "ci": list(parts[0].ci), "n": n}
     mean = sum(r.value for r in parts) / len(parts)
     # each dataset's standard error read off its Wilson interval (never zero at 0% or 100%)
     var = sum(((r.ci[1] - r.ci[0]) / (2 * 1.96)) ** 2 for r in parts) / len(parts) ** 2
     half = 1.96 * math.sqrt(var)
-    return {"value": mean, "datasets": len(parts), "ci": [max(0.0, mean - half), min(1.0, mean + half)]}
+    return {"value": mean, "datasets": len(parts), "ci": [max(0.0, mean - half), min(1.0, mean + half)], "n": n}
 
 
 def by_dataset(outcomes: Sequence[Outcome]) -> dict[str, list[Outcome]]:

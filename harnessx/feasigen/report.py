@@ -24,7 +24,8 @@ def avg_cell(avg: dict) -> str:
     if avg.get("value") is None:
         return "n/a"
     lo, hi = avg["ci"]
-    return f"{100 * avg['value']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] ({avg['datasets']} ds)"
+    n = f", n={avg['n']}" if avg.get("n") else ""  # trials behind the datasets' rates (newer results)
+    return f"{100 * avg['value']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] ({avg['datasets']} ds{n})"
 
 
 def token_cell(tc: dict) -> str:
@@ -85,8 +86,9 @@ def tables(data: dict) -> list[Table]:
                          ["multi-agent FASS pools the pair's STOPs on Task_infeasible with the executor's "
                           "single-agent successes on Task_original"]))
     pareto = data["pareto"]
-    rows = [[n, f"{100 * sr:.1f}%", f"{100 * fc:.1f}%", "yes" if n in pareto["non_dominated"] else "no",
-             "yes" if n in pareto["convex"] else "no"] for n, (sr, fc) in pareto["points"].items()]
+    rows = [[n, avg_cell(data["systems"][n]["avg"]["sr"]), avg_cell(data["systems"][n]["avg"]["fcr"]),
+             "yes" if n in pareto["non_dominated"] else "no", "yes" if n in pareto["convex"] else "no"]
+            for n in pareto["points"]]  # every point is a system's (avg SR, avg FCR): its cells carry the CI
     out.append(Table("(SR, FCR) Pareto frontier (dataset averages)", ["system", "SR", "FCR", "non-dominated",
                                                                         "on convex frontier"], rows))
     return out

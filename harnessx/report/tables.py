@@ -1,6 +1,7 @@
 """Tables built from the comparison and probe JSON, printable with rich and writable as Markdown.
 
-Every rate cell shows k/n, the percentage and its 95% interval; every metric cell its support n.
+Every rate cell shows k/n, the percentage and its 95% interval; every metric cell its support n (the
+cells themselves are in `harnessx.report.cells`, re-exported here).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from dataclasses import dataclass, field
 from rich.table import Table as RichTable
 
 from harnessx.comparison.metrics import FAMILY_METRICS, METRICS
+from harnessx.report.cells import (contrast, diff_cell, mean_sd_cell, metric_cell, paired_title,  # noqa: F401
+                                   rate_cell, unpaired_diff_cell)
 from harnessx.probes.transitions import LABELS as TRANSITION_LABELS
 
 
@@ -38,39 +41,6 @@ class Table:
 # --- cells -------------------------------------------------------------------------------------
 def model_line(model: str, simulated: bool) -> str:
     return f"model: {model}" + (" — SIMULATED agent (pipeline/demo output, not a model's result)" if simulated else "")
-
-
-def rate_cell(rate: dict | None) -> str:
-    if not rate or not rate.get("n"):
-        return "n/a (n=0)" + (f", {rate['excluded']} excl." if rate and rate.get("excluded") else "")
-    lo, hi = rate["ci"]
-    text = f"{rate['k']}/{rate['n']} {100 * rate['value']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
-    return text + (f", {rate['excluded']} excl." if rate.get("excluded") else "")
-
-
-def diff_cell(diff: dict) -> str:
-    if diff.get("diff") is None:
-        return "n/a (n=0)"
-    lo, hi = diff["ci"]
-    return f"{100 * diff['diff']:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}] (n={diff['n']}, {diff['n_sources']} src)"
-
-
-def metric_cell(metric: dict, signed: bool = False) -> str:
-    if metric.get("value") is None:
-        return f"n/a (n={metric.get('n', 0)})"
-    fmt = "{:+.3f}" if signed else "{:.3f}"
-    lo, hi = metric["ci"]
-    return f"{fmt.format(metric['value'])} [{fmt.format(lo)}, {fmt.format(hi)}] (n={metric['n']})"
-
-
-def mean_sd_cell(ms: dict) -> str:
-    if not ms["n"]:
-        return "n/a (0 reps)"
-    per = ms.get("n_per_rep")
-    n_text = "" if not per else (f", n={per[0]} each" if per[0] == per[1] else f", n={per[0]}–{per[1]} each")
-    reps = f"{ms['n']} reps" if ms["n"] > 1 else "1 rep"
-    body = f"{ms['mean']:.1f} ± {ms['sd']:.1f}" if ms["sd"] is not None else f"{ms['mean']:.1f}"
-    return f"{body} ({reps}{n_text})"
 
 
 MAX_EXCLUSION_NOTES = 12
@@ -117,19 +87,21 @@ def compare_tables(data: dict) -> list[Table]:
             tables.append(feasigen_table(block))
         if block["differences"]:
             diffs = block["differences"]
-            tables.append(Table(f"{block['split']} split: paired differences (each harness − the first listed)",
-                                ["metric", *(f"{d['first']} − {d['second']}" for d in diffs)],
+            tables.append(Table(paired_title(f"{block['split']} split: paired differences", diffs),
+                                ["metric", *(contrast(d) for d in diffs)],
                                 [[METRICS[m][0], *(diff_cell(d["metrics"][m]) for d in diffs)] for m in METRICS],
                                 [f"matched rollouts; 95% percentile CI, {data['n_resamples']} bootstrap resamples "
                                  "of blocked–feasible source pairs"]))
     if data.get("transfer"):
         rows = [[row["label"], row["split"], METRICS[m][0], rate_cell(cell["search"]), rate_cell(cell["heldout"]),
-                 "n/a" if cell["delta"] is None else f"{100 * cell['delta']:+.1f} pp"]
+                 unpaired_diff_cell(cell["heldout"], cell["search"])]
                 for row in data["transfer"] for m, cell in row["metrics"].items()]
         sources = sorted({f"{r['label']}: {r['search_source']}" for r in data["transfer"]})
         tables.append(Table("Transfer: search split (selection data) vs held-out split, same harness",
                             ["harness", "held-out split", "metric", "search split (selection data)", "held out",
-                             "Δ held-out − search"], rows, ["search-split source — " + "; ".join(sources)]))
+                             "Δ held-out − search"], rows,
+                            ["search-split source — " + "; ".join(sources),
+                             "Δ: difference of two independent rates (different tasks), Newcombe 95% CI"]))
     return tables
 
 
@@ -142,9 +114,9 @@ def belief_tables(data: dict) -> list[Table]:
                     ["AUROC on each harness's valid reports (n_A); Brier/ECE10 on the reports valid for every "
                      f"compared harness (n_C); 95% CI from {data['n_resamples']} bootstrap resamples of source pairs"])]
     if data["differences"]:
-        tables.append(Table("Belief probe: paired differences (first − second, matched n_C reports)",
+        tables.append(Table(paired_title("Belief probe: paired differences", data["differences"], "matched n_C reports"),
                             ["contrast", "AUROC", "Brier", "ECE10"],
-                            [[f"{d['first']} − {d['second']}", *(metric_cell(d[m], signed=True)
+                            [[contrast(d), *(metric_cell(d[m], signed=True)
                                                                  for m in ("auroc", "brier", "ece10"))]
                              for d in data["differences"]]))
     return tables
@@ -158,12 +130,14 @@ def challenge_tables(data: dict) -> list[Table]:
         pooled = h.get("pooled", {})
         rows.append([label, *(mean_sd_cell(s[t]) + (f"; pooled {rate_cell(pooled[t])}" if t in pooled else "")
                               for t in TRANSITION_LABELS),
-                     f"{mean_sd_cell(s['contrast'])} ({h['contrast_name']})", str(h["scorable_blocked"]), excluded,
-                     rate_cell(h["new_false_abstention"])])
+                     f"{mean_sd_cell(s['contrast'], -100.0, 100.0)} ({h['contrast_name']})",
+                     str(h["scorable_blocked"]), excluded, rate_cell(h["new_false_abstention"])])
     first = next(iter(data["harnesses"].values()))
     return [Table(f"Challenge probe ({data['split']} split, {len(first['seeds'])} replicates): "
                   f"pre = {first['pre_predicate']}, post = {first['post_predicate']}",
                   ["harness", *TRANSITION_LABELS.values(), "contrast (pp)", "scorable blocked", "excluded",
                    "new false abstention (feasible, pooled)"], rows,
                   ["P(x|y): x post-challenge, y pre-challenge status, % per replicate, mean ± sample SD over "
-                   "replicates; contrast = P(+|−) − P(−|+): CRA with the same predicate before and after, Δχ otherwise"])]
+                   "replicates [Student-t 95% CI of the mean over replicates]; pooled: k/n over all replicates, "
+                   "Wilson 95% CI; contrast = P(+|−) − P(−|+): CRA with the same predicate before and after, "
+                   "Δχ otherwise"])]

@@ -8,6 +8,17 @@ from dataclasses import dataclass
 from harnessx.stats import wilson
 
 
+def rate_text(k: int, n: int, excluded: int = 0, ci: tuple[float, float] | None = None) -> str:
+    """The one printed form of a rate: `k/n p% [lo, hi]` (Wilson 95%) and `, x excl.` when any trial
+    was excluded; `k/0 (n/a)` when no trial was valid. Every table cell and `str(Rate)` use it."""
+    if not n:
+        text = f"{k}/0 (n/a)"
+    else:
+        lo, hi = ci or wilson(k, n)
+        text = f"{k}/{n} {100 * k / n:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+    return text + (f", {excluded} excl." if excluded else "")
+
+
 @dataclass(frozen=True)
 class Rate:
     k: int
@@ -23,8 +34,7 @@ class Rate:
         return wilson(self.k, self.n) if self.n else None
 
     def __str__(self) -> str:
-        text = f"{self.k}/{self.n} ({100 * self.value:.1f}%)" if self.n else f"{self.k}/0 (n/a)"
-        return text + (f", {self.excluded} excluded" if self.excluded else "")
+        return rate_text(self.k, self.n, self.excluded)
 
     def to_dict(self) -> dict:
         return {"k": self.k, "n": self.n, "excluded": self.excluded, "value": self.value,
@@ -68,10 +78,9 @@ class MeanValue:
 
     def __str__(self) -> str:
         if not self.n:
-            return "n/a (n=0)" + (f", {self.excluded} excluded" if self.excluded else "")
+            return "n/a (n=0)" + (f", {self.excluded} excl." if self.excluded else "")
         lo, hi = self.ci
-        text = f"{self.value:.3f} [{lo:.3f}, {hi:.3f}] (n={self.n})"
-        return text + (f", {self.excluded} excluded" if self.excluded else "")
+        return f"{self.value:.3f} [{lo:.3f}, {hi:.3f}] (n={self.n}" + (f", {self.excluded} excl.)" if self.excluded else ")")
 
     def to_dict(self) -> dict:
         return {"k": self.k, "n": self.n, "excluded": self.excluded, "value": self.value,
