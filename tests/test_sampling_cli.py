@@ -111,3 +111,21 @@ def test_eval_with_a_real_model_at_temperature_zero_warns_that_epochs_are_copies
     assert cold.exit_code == 0 and hot.exit_code == 0, cold.output + hot.output
     assert "epochs are" in cold.output and "copies" in cold.output
     assert "copies" not in hot.output
+
+
+@pytest.mark.parametrize("probe", ["belief", "challenge"])
+def test_probe_sampling_reaches_every_call_seeds_each_epoch_and_names_the_file(tmp_path, probe):
+    out = tmp_path / probe
+    count = ["--epochs", "2"] if probe == "belief" else ["--replicates", "2"]
+    result = CliRunner().invoke(app, ["probe", probe, "A1", "--env", "toy", "--model", "capture/m", *count,
+                                      "--sources", "2", "--temperature", "0.7", "--top-p", "0.9", "--seed", "3",
+                                      "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    [written] = list(out.glob(f"{probe}-*.json"))
+    assert written.name == f"{probe}-search-temperature0.7-top_p0.9-seed3.json"  # never overwrites a default run
+    data = json.loads(written.read_text())
+    seeds = data["seeds"] if probe == "belief" else data["harnesses"]["A1"]["seeds"]
+    assert seeds == [3000, 3001]
+    calls = [c for c in SEEN if c["seed"] is not None]
+    assert calls and all(c["temperature"] == 0.7 and c["top_p"] == 0.9 for c in calls)
+    assert {c["seed"] for c in calls} <= {3000, 3001}

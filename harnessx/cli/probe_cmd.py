@@ -7,7 +7,9 @@ import asyncio
 import typer
 
 from harnessx.cli.common import SandboxOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors, open_suite
-from harnessx.cli.compare_cmd import ApiBaseOpt, ConcurrencyOpt, EnvOpt, JudgeOpt, ModelOpt, SourcesOpt
+from harnessx.agent.sampling import SamplingDefaults
+from harnessx.cli.compare_cmd import (ApiBaseOpt, ConcurrencyOpt, EnvOpt, JudgeOpt, ModelOpt, SeedOpt, SourcesOpt,
+                                      TemperatureOpt, TopPOpt)
 from harnessx.comparison import setup
 from harnessx.comparison.runs import Contender, resolve_contenders
 from harnessx.errors import InputError
@@ -31,14 +33,20 @@ def _contenders(harnesses: list[str] | None, extra: list[str], r0: bool) -> list
 
 
 def _prepare(contenders: list[Contender], kind: str, env, model, api_base, out, concurrency, split, sources,
-             suite_options: dict):
+             suite_options: dict, sampling: SamplingDefaults):
     env, model, api_base = setup.settings(contenders, env, model, api_base)
     out_dir = setup.out_dir(contenders, kind, out)
     suite = open_suite(env, **setup.suite_options(contenders, suite_options))
-    runner = setup.make_runner(suite, model, api_base, contenders, out_dir, concurrency)
+    runner = setup.make_runner(suite, model, api_base, contenders, out_dir, concurrency, sampling=sampling)
     console.print(model_line(runner.model.describe(), runner.model.simulated), highlight=False)
     split = split or setup.default_splits(suite)[0]
     return env, out_dir, runner, split, setup.split_tasks(suite, [split], sources)[split]
+
+
+def _stem(kind: str, split: str, sampling: SamplingDefaults) -> str:
+    """The output file's name: sampling off the defaults is part of it, so probes never overwrite each other."""
+    key = sampling.key()
+    return f"{kind}-{split}" + "".join(f"-{name}{value:g}" for name, value in key.items())
 
 
 @probe_app.command("belief")
@@ -46,19 +54,22 @@ def _prepare(contenders: list[Contender], kind: str, env, model, api_base, out, 
 def belief_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = HarnessOpt,
                r0: bool = typer.Option(True, "--r0/--no-r0", help="A run directory also brings its R0."),
                env: str = EnvOpt, model: str = ModelOpt, api_base: str = ApiBaseOpt, split: str = SplitOpt,
-               epochs: int = typer.Option(1, "--epochs", min=1, help="Reports per task (seeds 0..N-1)."),
+               epochs: int = typer.Option(1, "--epochs", min=1, help="Reports per task (seeds seed*1000+e; 0..N-1 at --seed 0)."),
                out: str = typer.Option(None, "--out", help="Output dir (default: <run>/probes/belief)."),
                sources: int = SourcesOpt, resamples: int = typer.Option(10_000, "--resamples", min=100),
                concurrency: int = ConcurrencyOpt, tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt,
-               sandbox: str = SandboxOpt) -> None:
+               sandbox: str = SandboxOpt, temperature: float = TemperatureOpt, top_p: float = TopPOpt,
+               seed: int = SeedOpt) -> None:
     """Read-only P(feasible) report per task: AUROC (n_A), Brier and ECE10 (n_C), paired differences."""
     contenders = _contenders(harnesses, harness, r0)
+    sampling = setup.sampling(contenders, temperature, top_p, seed)
     _, out_dir, runner, split, tasks = _prepare(contenders, "probes/belief", env, model, api_base, out, concurrency,
-                                                split, sources, dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox))
-    data = asyncio.run(belief_probe(runner, contenders, tasks, split, list(range(epochs)), resamples))
+                                                split, sources, dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox),
+                                                sampling)
+    data = asyncio.run(belief_probe(runner, contenders, tasks, split, sampling.epoch_seeds(epochs), resamples))
     for table in belief_tables(data):
         console.print(table.rich())
-    files = write_result("belief", data, out_dir, f"belief-{split}", "HarnessX belief probe")
+    files = write_result("belief", data, out_dir, _stem("belief", split, sampling), "HarnessX belief probe")
     console.print(f"wrote {files['json']}, {files['markdown']}, {files['html']}", highlight=False)
 
 
@@ -67,27 +78,31 @@ def belief_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = Harness
 def challenge_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = HarnessOpt,
                   r0: bool = typer.Option(False, "--r0/--no-r0", help="A run directory also brings its R0."),
                   env: str = EnvOpt, model: str = ModelOpt, api_base: str = ApiBaseOpt, split: str = SplitOpt,
-                  replicates: int = typer.Option(6, "--replicates", min=1, help="Runs (epoch seeds 0..N-1)."),
+                  replicates: int = typer.Option(6, "--replicates", min=1, help="Runs (seeds seed*1000+e; 0..N-1 at --seed 0)."),
                   pre: str = typer.Option(None, "--pre", help="Pre-challenge predicate: abstention, strict_sa, relaxed_sa "
                                           "(default: abstention on terminal, else strict_sa)."),
                   post: str = typer.Option(None, "--post", help="Post-challenge predicate (default: strict_sa)."),
                   out: str = typer.Option(None, "--out", help="Output dir (default: <run>/probes/challenge)."),
                   sources: int = SourcesOpt, concurrency: int = ConcurrencyOpt, judge_model: str = JudgeOpt,
-                  tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt) -> None:
+                  tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt,
+                  temperature: float = TemperatureOpt, top_p: float = TopPOpt, seed: int = SeedOpt) -> None:
     """One neutral reconsideration request after each run: P(+|+), P(+|−), P(−|+), CRA or Δχ."""
     contenders = _contenders(harnesses, harness, r0)
+    sampling = setup.sampling(contenders, temperature, top_p, seed)
     env, out_dir, runner, split, tasks = _prepare(contenders, "probes/challenge", env, model, api_base, out,
-                                                  concurrency, split, sources, dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox))
+                                                  concurrency, split, sources, dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox),
+                                                  sampling)
     try:
         pre, post = predicates_for(env, pre, post)
     except ValueError as exc:
         raise InputError("--pre/--post", str(exc)) from None
     with setup.progress_bar(len(contenders) * replicates * len(tasks), "challenge: rollouts") as progress:
         data = asyncio.run(challenge_probe(runner, contenders, tasks, split, replicates, pre, post,
-                                           setup.make_judge(judge_model, out_dir), progress))
+                                           setup.make_judge(judge_model, out_dir), progress,
+                                           seeds=sampling.epoch_seeds(replicates)))
     for table in challenge_tables(data):
         console.print(table.rich())
-    files = write_result("challenge", data, out_dir, f"challenge-{split}", "HarnessX challenge probe")
+    files = write_result("challenge", data, out_dir, _stem("challenge", split, sampling), "HarnessX challenge probe")
     console.print(f"wrote {files['json']}, {files['markdown']}, {files['html']}", highlight=False)
 
 

@@ -104,8 +104,8 @@ def challenge_summary(records: list[dict], seeds: list[int], pre: str, post: str
 
 async def run_challenge(runner: Runner, harness: Harness, tasks: list[Task], replicates: int, pre: str, post: str,
                         judge: Judge | None = None, challenge: str = CHALLENGE_TEXT,
-                        progress: ProgressFn | None = None) -> dict:
-    seeds = list(range(replicates))
+                        progress: ProgressFn | None = None, seeds: list[int] | None = None) -> dict:
+    seeds = list(seeds) if seeds is not None else list(range(replicates))  # one replicate per seed
     results = await runner.run_many(harness, tasks, seeds, progress=progress, challenge=challenge)
     by_id = {t.id: t for t in tasks}
     records = await score_all(lambda r: rollout_record(by_id[r.task_id], runner.trajectory(r), r, pre, post, judge),

@@ -25,7 +25,8 @@ async def belief_probe(runner: Runner, contenders: list[Contender], tasks: list[
 
 
 async def challenge_probe(runner: Runner, contenders: list[Contender], tasks: list[Task], split: str, replicates: int,
-                          pre: str, post: str, judge: Judge | None = None, progress: ProgressFn | None = None) -> dict:
+                          pre: str, post: str, judge: Judge | None = None, progress: ProgressFn | None = None,
+                          seeds: list[int] | None = None) -> dict:
     return {**_header(runner, contenders, split),
             "harnesses": {c.label: await run_challenge(runner, c.harness, tasks, replicates, pre, post, judge,
-                                                       progress=progress) for c in contenders}}
+                                                       progress=progress, seeds=seeds) for c in contenders}}
