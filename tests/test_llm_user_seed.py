@@ -93,3 +93,15 @@ def test_rollout_keys_tell_the_customer_modes_and_user_models_apart(tmp_path):
         ("llm-b", RetailSuite(user_mode="llm", user_model="customer/b")))}
     assert ids["solo"] == AGENT.identity  # solo keys are unchanged, so existing caches still hit
     assert len(set(ids.values())) == 4 and "customer/a" in ids["llm-a"]
+
+
+def test_a_feasigen_suite_carries_its_source_suites_rollout_identity():
+    from types import SimpleNamespace
+
+    from harnessx.feasigen.suite import FeasiGenSuite
+
+    suite = FeasiGenSuite.__new__(FeasiGenSuite)  # the identity needs only the source suite
+    suite.source = SimpleNamespace(rollout_identity="|user=llm:openai/u")
+    assert suite.rollout_identity == "|user=llm:openai/u"
+    suite.source = SimpleNamespace()
+    assert suite.rollout_identity == ""

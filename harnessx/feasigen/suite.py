@@ -86,5 +86,10 @@ class FeasiGenSuite:
     def tasks(self, split: str | None = None) -> list[Task]:
         return [t for t in self._tasks if split is None or t.split == split]
 
+    @property
+    def rollout_identity(self) -> str:
+        """The source suite's (e.g. retail's customer mode and user model), so keys never mix them."""
+        return getattr(self.source, "rollout_identity", "")
+
     def make_env(self):
         return self.source.make_env()
