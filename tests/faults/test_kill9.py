@@ -1,0 +1,234 @@
+"""kill -9 a real `harnessx search` process at 22 seeded points (mid-rollout, mid-ledger-append,
+mid-checkpoint, mid-MLflow write, after an Optuna write) and `--resume` it after each kill until it
+finishes; then the selection, the ledger, the Optuna trials and the MLflow runs equal an
+uninterrupted run's, and no rollout whose record was on disk at a kill is paid again.
+
+The kill: `HARNESSX_FAILPOINT=<site>:<n>` (harnessx/failpoints.py) makes the search process send
+itself SIGKILL at the n-th pass through a named write, after the torn partial write a kill there can
+leave (half a ledger line, a third of checkpoint.json.tmp never renamed, a trajectory without its
+result). The process's exit status is checked to be -SIGKILL: nothing of the product ran after it.
+
+The processes: each one runs the CLI's own `app` (tests/faults/kill9_child.py) with the search argv
+below, in a process forked from one interpreter that has already imported the project
+(multiprocessing's forkserver), because a fresh `python -m harnessx.cli.main` costs 6-10 s of imports
+on this 2-core machine and this test starts 24 of them. The kills run in chains: one run directory is
+killed and resumed again and again; a point that the current chain no longer reaches (it finished
+first) starts a new chain, where every point is reached (n is at most the site's hits in a whole
+search), so every one of the 22 points is a real kill.
+
+What "re-paid" means here: every rollout the executor starts and every model call it makes append a
+line to an accounting file before they run. A rollout whose result record was in the run's or the
+shared cache when a process was killed must never be started again; a rollout that was in flight at
+the kill (started, record not yet written, including the torn `rollout.put` case) is paid again by
+the resume, and only those: the set of rollouts paid equals the uninterrupted run's, and each one's
+completing attempt makes exactly as many model calls as it did there.
+
+Fields that legitimately differ from the uninterrupted run: `mlflow_run_id` in ledger rows and in
+Optuna trials' user attributes (MLflow run ids are random), timestamps (Optuna trial start and end,
+MLflow run times), `wall_s` and the per-process `model_calls`/`rollouts` counters of summary.json.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import random
+import shutil
+import signal
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+import kill9_child
+
+PROFILE = "name: slow\nextends: baseline\nlatency: {dist: fixed, mean_s: 0.01}\n"
+# site -> (points there, the largest n: at most the site's hits in a whole fresh search)
+SITES = {"rollout.run": (4, 8), "rollout.put": (4, 8), "ledger.append": (4, 2), "write:checkpoint.json": (4, 2),
+         "optuna.add": (2, 3), "mlflow.parent": (1, 1), "mlflow.candidate": (2, 3), "mlflow.finish": (1, 1)}
+FIRST, LAST = "mlflow.parent", "mlflow.finish"  # only a fresh search reaches the first; the last ends a search
+# what a search imports, some of it lazily (MLflow's SQL store and its migrations, the toy suite)
+PRELOAD = ["kill9_child", "harnessx.cli.main", "harnessx.sim", "harnessx.search.loop", "harnessx.envs.toy", "litellm",
+           "optuna", "mlflow", "mlflow.store.tracking.sqlalchemy_store", "mlflow.store.db.utils",
+           "mlflow.store.analytics", "mlflow.utils.crypto", "alembic.command", "alembic.config",
+           "alembic.runtime.migration", "sqlalchemy.dialects.sqlite", "mako.template", "pygments.formatters.html"]
+
+
+def points() -> list[tuple[str, int]]:
+    rng = random.Random(22)
+    kinds = [site for site, (count, _) in SITES.items() for _ in range(count)]
+    rng.shuffle(kinds)
+    kinds.sort(key=lambda site: (site != FIRST) + (site == LAST))  # stable: the shuffle stays in between
+    return [(site, rng.randint(1, SITES[site][1])) for site in kinds]
+
+
+def uri(root: Path) -> str:
+    return f"sqlite:///{root / 'mlflow.db'}"
+
+
+def argv(root: Path) -> list[str]:
+    args = ["search", "--env", "toy", "--model", "sim/slow.yaml", "--rounds", "4", "--proposals", "2",
+            "--concurrency", "4", "--mlflow-uri", uri(root), "--name", "k"]
+    return args + (["--resume"] if (root / "runs" / "k" / "config.json").is_file() else [])
+
+
+@dataclass
+class Chain:
+    root: Path
+    pids: list[int] = field(default_factory=list)  # its processes, in order
+    seconds: list[float] = field(default_factory=list)  # each one's wall time
+    kills: list[tuple[str, int]] = field(default_factory=list)
+    on_disk: dict[int, set[str]] = field(default_factory=dict)  # killed pid -> keys with a record then
+
+
+class Searches:
+    """Search processes forked from one pre-imported interpreter; each is killed or exits on its own."""
+
+    def __init__(self, tmp: Path):
+        from mlflow import MlflowClient
+
+        self.ctx = multiprocessing.get_context("forkserver")
+        self.ctx.set_forkserver_preload(PRELOAD)
+        self.template = tmp / "empty-mlflow.db"
+        MlflowClient(tracking_uri=f"sqlite:///{self.template}").search_experiments()
+
+    def run(self, chain: Chain, failpoint: str = "") -> int:
+        root = chain.root
+        proc = self.ctx.Process(target=kill9_child.run_cli, args=(
+            argv(root), str(root), {"HARNESSX_FAILPOINT": failpoint, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+            str(root / "accounting.log"), str(root / "output.log")))
+        if not (root / "mlflow.db").exists():
+            shutil.copyfile(self.template, root / "mlflow.db")  # an empty MLflow store, migrated once
+        started = time.monotonic()
+        proc.start()
+        proc.join(timeout=120)
+        chain.seconds.append(round(time.monotonic() - started, 1))
+        if proc.exitcode is None:
+            proc.kill()
+            proc.join()
+            raise AssertionError(f"search process hung ({failpoint}): {tail(root)}")
+        chain.pids.append(proc.pid)
+        return proc.exitcode
+
+    def stop(self) -> None:
+        from multiprocessing import forkserver
+
+        forkserver._forkserver._stop()  # the server this test started (its documented test hook)
+
+
+def new_chain(path: Path) -> Chain:
+    path.mkdir(parents=True)
+    (path / "slow.yaml").write_text(PROFILE)
+    return Chain(path)
+
+
+def tail(root: Path) -> str:
+    out = root / "output.log"
+    return out.read_text(errors="replace")[-3000:] if out.is_file() else "(no output)"
+
+
+def records(root: Path) -> set[str]:
+    """Keys with a finished record (the result file is renamed into place after its trajectory)."""
+    return {p.stem for d in (root / "runs" / "k" / "rollouts", root / "runs" / "cache") for p in d.rglob("*.json")}
+
+
+def accounting(root: Path) -> list[tuple[int, str, str]]:
+    lines = (root / "accounting.log").read_text().splitlines()
+    return [(int(pid), kind, key) for pid, kind, key in (line.split(" ") for line in lines)]
+
+
+def outcome(root: Path) -> dict:
+    import optuna
+    from optuna.storages import JournalStorage
+    from optuna.storages.journal import JournalFileBackend
+
+    run = root / "runs" / "k"
+    summary = json.loads((run / "summary.json").read_text())
+    ledger = [json.loads(line) for line in (run / "ledger.jsonl").read_text().splitlines()]
+    study = optuna.load_study(study_name="k", storage=JournalStorage(JournalFileBackend(str(run / "optuna.log"))))
+    trials = [(t.number, t.state.name, t.value, t.params, t.intermediate_values,
+               {k: v for k, v in t.user_attrs.items() if k != "mlflow_run_id"}) for t in study.get_trials()]
+    return {"selected": summary["selected"]["hash"], "selected_scorecard": summary["selected"]["scorecard"],
+            "curve": summary["curve"], "rounds_done": summary["rounds_done"],
+            "ledger": [{k: v for k, v in row.items() if k != "mlflow_run_id"} for row in ledger],
+            "trials": trials, "mlflow_ids": [row["mlflow_run_id"] for row in ledger]}
+
+
+def check_mlflow(root: Path, ledger_ids: list[str]) -> int:
+    """No run left RUNNING; one FINISHED parent; exactly the ledger's candidate runs FINISHED under it,
+    every other candidate run (one a kill interrupted) closed as KILLED. Returns how many of those."""
+    from mlflow import MlflowClient
+
+    client = MlflowClient(tracking_uri=uri(root))
+    experiment = client.get_experiment_by_name("harnessx-search")
+    runs = client.search_runs([experiment.experiment_id], max_results=1000)
+    assert [r.info.run_id for r in runs if r.info.status == "RUNNING"] == []
+    parents = [r for r in runs if "mlflow.parentRunId" not in r.data.tags]
+    assert [p.info.status for p in parents] == ["FINISHED"]
+    children = [r for r in runs if "mlflow.parentRunId" in r.data.tags]
+    assert {r.data.tags["mlflow.parentRunId"] for r in children} == {parents[0].info.run_id}
+    finished = sorted(r.info.run_id for r in children if r.info.status == "FINISHED")
+    assert finished == sorted(ledger_ids)
+    killed = [r for r in children if r.info.status != "FINISHED"]
+    assert {r.info.status for r in killed} <= {"KILLED"}
+    return len(killed)
+
+
+def check_payments(chain: Chain, reference: list[tuple[int, str, str]]) -> int:
+    """No rollout re-paid after its record was on disk; the same rollouts paid as the uninterrupted
+    run, each one's completing attempt with its model calls. Returns the in-flight rollouts re-paid."""
+    ref_rollouts = Counter(key for _, kind, key in reference if kind == "rollout")
+    ref_calls = Counter(key for _, kind, key in reference if kind == "call")
+    assert set(ref_rollouts.values()) == {1}  # uninterrupted: each rollout paid once
+    lines = accounting(chain.root)
+    done_before: set[str] = set()
+    last: dict[str, int] = {}
+    for pid in chain.pids:
+        started = [key for p, kind, key in lines if p == pid and kind == "rollout"]
+        assert [k for k in started if k in done_before] == [], f"re-paid after its record was on disk (pid {pid})"
+        last.update((k, pid) for k in started)
+        done_before |= chain.on_disk.get(pid, set())
+    assert set(last) == set(ref_rollouts)
+    calls = Counter((p, key) for p, kind, key in lines if kind == "call")
+    assert {k: calls[(pid, k)] for k, pid in last.items()} == {k: ref_calls[k] for k in last}
+    return sum(1 for _, kind, _ in lines if kind == "rollout") - len(last)
+
+
+@pytest.mark.slow
+def test_kill9_at_22_seeded_points_then_resume_equals_the_uninterrupted_search(tmp_path, capsys):
+    searches = Searches(tmp_path)
+    try:
+        reference = new_chain(tmp_path / "reference")
+        assert searches.run(reference) == 0, tail(reference.root)
+        expected = outcome(reference.root)
+        chains: list[Chain] = []
+        chain: Chain | None = None
+        for site, n in points():
+            while True:
+                chain = chain or new_chain(tmp_path / f"chain{len(chains)}")
+                code = searches.run(chain, f"{site}:{n}")
+                if code == -signal.SIGKILL:
+                    chain.kills.append((site, n))
+                    chain.on_disk[chain.pids[-1]] = records(chain.root)
+                    break
+                assert code == 0, tail(chain.root)  # finished before reaching the point: a new chain
+                chains.append(chain)
+                chain = None
+        assert searches.run(chain) == 0, tail(chain.root)  # the last resume, with nothing armed
+        chains.append(chain)
+    finally:
+        searches.stop()
+
+    assert sum(len(c.kills) for c in chains) == len(points()) >= 20
+    assert {site for c in chains for site, _ in c.kills} == set(SITES)
+    reference_lines = accounting(reference.root)
+    for c in chains:
+        got = outcome(c.root)
+        killed_runs = check_mlflow(c.root, got.pop("mlflow_ids"))
+        repaid = check_payments(c, reference_lines)
+        assert got == {k: v for k, v in expected.items() if k != "mlflow_ids"}
+        with capsys.disabled():
+            print(f"\n{c.root.name}: {len(c.kills)} kills {c.kills}; in-flight rollouts re-paid {repaid}; "
+                  f"candidate MLflow runs closed as KILLED {killed_runs}; process seconds {c.seconds}")
