@@ -23,6 +23,8 @@ import os
 import signal
 from collections.abc import Callable
 
+from harnessx.errors import InputError
+
 ENV = "HARNESSX_FAILPOINT"
 _hits: dict[str, int] = {}
 _pid = 0
@@ -36,7 +38,8 @@ def armed() -> tuple[str, int] | None:
         return None
     site, _, n = spec.rpartition(":")
     if not site or not n.isdigit() or int(n) < 1:
-        raise ValueError(f"{ENV}={spec!r}: expected <site>:<n> with n >= 1, e.g. ledger.append:2")
+        raise InputError(ENV, f"{spec!r} is not <site>:<n>", "a site named in harnessx/failpoints.py and a hit "
+                         "number n >= 1, e.g. ledger.append:2; or unset it")
     return site, int(n)
 
 

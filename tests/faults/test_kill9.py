@@ -1,4 +1,4 @@
-"""kill -9 a real `harnessx search` process at 22 seeded points (mid-rollout, mid-ledger-append,
+"""kill -9 a real `harnessx search` process at 20 seeded points (mid-rollout, mid-ledger-append,
 mid-checkpoint, mid-MLflow write, after an Optuna write) and `--resume` it after each kill until it
 finishes; then the selection, the ledger, the Optuna trials and the MLflow runs equal an
 uninterrupted run's, and no rollout whose record was on disk at a kill is paid again.
@@ -11,10 +11,11 @@ result). The process's exit status is checked to be -SIGKILL: nothing of the pro
 The processes: each one runs the CLI's own `app` (tests/faults/kill9_child.py) with the search argv
 below, in a process forked from one interpreter that has already imported the project
 (multiprocessing's forkserver), because a fresh `python -m harnessx.cli.main` costs 6-10 s of imports
-on this 2-core machine and this test starts 24 of them. The kills run in chains: one run directory is
-killed and resumed again and again; a point that the current chain no longer reaches (it finished
-first) starts a new chain, where every point is reached (n is at most the site's hits in a whole
-search), so every one of the 22 points is a real kill.
+on this 2-core machine and this test starts over 20 of them. The kills run in chains: one run directory is
+killed and resumed again and again. Each seeded point's hit number is drawn below what the rest of
+that search surely passes through (`hit_number`), so every point is a real kill (asserted); when no
+point left is sure to be reached, the chain's search is finished by a plain resume and a new chain
+starts.
 
 What "re-paid" means here: every rollout the executor starts and every model call it makes append a
 line to an accounting file before they run. A rollout whose result record was in the run's or the
@@ -46,8 +47,10 @@ import kill9_child
 
 PROFILE = "name: slow\nextends: baseline\nlatency: {dist: fixed, mean_s: 0.01}\n"
 # site -> (points there, the largest n: at most the site's hits in a whole fresh search)
-SITES = {"rollout.run": (4, 8), "rollout.put": (4, 8), "ledger.append": (4, 2), "write:checkpoint.json": (4, 2),
+# site -> (points there, the largest n drawn: small, so that one kill does not skip much of the search)
+SITES = {"rollout.run": (4, 6), "rollout.put": (3, 6), "ledger.append": (4, 1), "write:checkpoint.json": (3, 1),
          "optuna.add": (2, 3), "mlflow.parent": (1, 1), "mlflow.candidate": (2, 3), "mlflow.finish": (1, 1)}
+ROUNDS = 5
 FIRST, LAST = "mlflow.parent", "mlflow.finish"  # only a fresh search reaches the first; the last ends a search
 # what a search imports, some of it lazily (MLflow's SQL store and its migrations, the toy suite)
 PRELOAD = ["kill9_child", "harnessx.cli.main", "harnessx.sim", "harnessx.search.loop", "harnessx.envs.toy", "litellm",
@@ -56,12 +59,55 @@ PRELOAD = ["kill9_child", "harnessx.cli.main", "harnessx.sim", "harnessx.search.
            "alembic.runtime.migration", "sqlalchemy.dialects.sqlite", "mako.template", "pygments.formatters.html"]
 
 
-def points() -> list[tuple[str, int]]:
+def points() -> list[tuple[str, float]]:
+    """Seeded: the sites in a shuffled order (the parent run's creation first, the search's last write
+    last), each with a uniform draw that picks its hit number in the state the chain is in then."""
     rng = random.Random(22)
     kinds = [site for site, (count, _) in SITES.items() for _ in range(count)]
     rng.shuffle(kinds)
     kinds.sort(key=lambda site: (site != FIRST) + (site == LAST))  # stable: the shuffle stays in between
-    return [(site, rng.randint(1, SITES[site][1])) for site in kinds]
+    return [(site, rng.random()) for site in kinds]
+
+
+def hit_number(site: str, draw: float, root: Path, reference: dict) -> int | None:
+    """n for `site` in this run directory's state, at most the hits the rest of the search surely makes
+    there (None if it may make none: a later point goes first). After the last checkpointed round c,
+    rounds c+1..ROUNDS are each appended to the ledger and checkpointed (and the search's end
+    checkpoints once more); every rollout the uninterrupted run paid and that has no record here yet
+    is started, every candidate without its Optuna trial adds one, every one without a FINISHED MLflow
+    run logs one. (If a resumed search skipped any of that, its point is not reached: a failure.)"""
+    run = root / "runs" / "k"
+    if not (run / "config.json").is_file():
+        return 1 if site in (FIRST, "rollout.run", "rollout.put") else None  # a fresh chain: kill it early
+    c = json.loads((run / "checkpoint.json").read_text())["round"] if (run / "checkpoint.json").is_file() else -1
+    rows = len(reference["ledger"])
+    sure = {FIRST: 0, LAST: 1, "write:checkpoint.json": ROUNDS - c + 1, "ledger.append": ROUNDS - c,
+            "optuna.add": rows - len(trials(run)) if (run / "optuna.log").is_file() else rows,
+            "mlflow.candidate": rows - len(finished_candidates(root)),
+            "rollout.run": len(reference["paid"] - records(root)), "rollout.put": len(reference["paid"] - records(root))}
+    bound = min(sure[site], SITES[site][1])
+    return 1 + int(draw * bound) if bound >= 1 else None
+
+
+def trials(run: Path) -> list:
+    import optuna
+    from optuna.storages import JournalStorage
+    from optuna.storages.journal import JournalFileBackend
+
+    study = optuna.load_study(study_name="k", storage=JournalStorage(JournalFileBackend(str(run / "optuna.log"))))
+    return [(t.number, t.state.name, t.value, t.params, t.intermediate_values,
+             {k: v for k, v in t.user_attrs.items() if k != "mlflow_run_id"}) for t in study.get_trials()]
+
+
+def finished_candidates(root: Path) -> list:
+    from mlflow import MlflowClient
+
+    client = MlflowClient(tracking_uri=uri(root))
+    experiment = client.get_experiment_by_name("harnessx-search")
+    if experiment is None:
+        return []
+    return [r for r in client.search_runs([experiment.experiment_id], max_results=1000)
+            if "mlflow.parentRunId" in r.data.tags and r.info.status == "FINISHED"]
 
 
 def uri(root: Path) -> str:
@@ -69,7 +115,7 @@ def uri(root: Path) -> str:
 
 
 def argv(root: Path) -> list[str]:
-    args = ["search", "--env", "toy", "--model", "sim/slow.yaml", "--rounds", "4", "--proposals", "2",
+    args = ["search", "--env", "toy", "--model", "sim/slow.yaml", "--rounds", str(ROUNDS), "--proposals", "2",
             "--concurrency", "4", "--mlflow-uri", uri(root), "--name", "k"]
     return args + (["--resume"] if (root / "runs" / "k" / "config.json").is_file() else [])
 
@@ -79,7 +125,7 @@ class Chain:
     root: Path
     pids: list[int] = field(default_factory=list)  # its processes, in order
     seconds: list[float] = field(default_factory=list)  # each one's wall time
-    kills: list[tuple[str, int]] = field(default_factory=list)
+    kills: list[tuple[str, int, int]] = field(default_factory=list)  # site, n, last checkpointed round
     on_disk: dict[int, set[str]] = field(default_factory=dict)  # killed pid -> keys with a record then
 
 
@@ -140,20 +186,13 @@ def accounting(root: Path) -> list[tuple[int, str, str]]:
 
 
 def outcome(root: Path) -> dict:
-    import optuna
-    from optuna.storages import JournalStorage
-    from optuna.storages.journal import JournalFileBackend
-
     run = root / "runs" / "k"
     summary = json.loads((run / "summary.json").read_text())
     ledger = [json.loads(line) for line in (run / "ledger.jsonl").read_text().splitlines()]
-    study = optuna.load_study(study_name="k", storage=JournalStorage(JournalFileBackend(str(run / "optuna.log"))))
-    trials = [(t.number, t.state.name, t.value, t.params, t.intermediate_values,
-               {k: v for k, v in t.user_attrs.items() if k != "mlflow_run_id"}) for t in study.get_trials()]
     return {"selected": summary["selected"]["hash"], "selected_scorecard": summary["selected"]["scorecard"],
             "curve": summary["curve"], "rounds_done": summary["rounds_done"],
             "ledger": [{k: v for k, v in row.items() if k != "mlflow_run_id"} for row in ledger],
-            "trials": trials, "mlflow_ids": [row["mlflow_run_id"] for row in ledger]}
+            "trials": trials(run), "mlflow_ids": [row["mlflow_run_id"] for row in ledger]}
 
 
 def check_mlflow(root: Path, ledger_ids: list[str]) -> int:
@@ -187,6 +226,7 @@ def check_payments(chain: Chain, reference: list[tuple[int, str, str]]) -> int:
     last: dict[str, int] = {}
     for pid in chain.pids:
         started = [key for p, kind, key in lines if p == pid and kind == "rollout"]
+        assert len(started) == len(set(started)), f"a rollout paid twice in one process (pid {pid})"
         assert [k for k in started if k in done_before] == [], f"re-paid after its record was on disk (pid {pid})"
         last.update((k, pid) for k in started)
         done_before |= chain.on_disk.get(pid, set())
@@ -197,32 +237,42 @@ def check_payments(chain: Chain, reference: list[tuple[int, str, str]]) -> int:
 
 
 @pytest.mark.slow
-def test_kill9_at_22_seeded_points_then_resume_equals_the_uninterrupted_search(tmp_path, capsys):
+def test_kill9_at_20_seeded_points_then_resume_equals_the_uninterrupted_search(tmp_path, capsys):
     searches = Searches(tmp_path)
     try:
         reference = new_chain(tmp_path / "reference")
         assert searches.run(reference) == 0, tail(reference.root)
         expected = outcome(reference.root)
+        expected_paid = {"ledger": expected["ledger"], "paid": {key for _, kind, key in accounting(reference.root)
+                                                                if kind == "rollout"}}
         chains: list[Chain] = []
         chain: Chain | None = None
-        for site, n in points():
-            while True:
-                chain = chain or new_chain(tmp_path / f"chain{len(chains)}")
-                code = searches.run(chain, f"{site}:{n}")
-                if code == -signal.SIGKILL:
-                    chain.kills.append((site, n))
-                    chain.on_disk[chain.pids[-1]] = records(chain.root)
-                    break
-                assert code == 0, tail(chain.root)  # finished before reaching the point: a new chain
+        pending = points()
+        while pending:
+            chain = chain or new_chain(tmp_path / f"chain{len(chains)}")
+            ready = [(i, n) for i, (site, draw) in enumerate(pending)
+                     if (n := hit_number(site, draw, chain.root, expected_paid)) is not None
+                     and (site != LAST or len(pending) == 1)]  # a kill there leaves only the search's end
+            if not ready:  # no point left that this search surely reaches: finish it, go on in a new one
+                assert searches.run(chain) == 0, tail(chain.root)
                 chains.append(chain)
                 chain = None
+                continue
+            i, n = ready[0]
+            site = pending.pop(i)[0]
+            checkpoint = chain.root / "runs" / "k" / "checkpoint.json"
+            done = json.loads(checkpoint.read_text())["round"] if checkpoint.is_file() else -1
+            code = searches.run(chain, f"{site}:{n}")
+            assert code == -signal.SIGKILL, f"{site}:{n} not reached (exit {code}): {tail(chain.root)}"
+            chain.kills.append((site, n, done))
+            chain.on_disk[chain.pids[-1]] = records(chain.root)
         assert searches.run(chain) == 0, tail(chain.root)  # the last resume, with nothing armed
         chains.append(chain)
     finally:
         searches.stop()
 
-    assert sum(len(c.kills) for c in chains) == len(points()) >= 20
-    assert {site for c in chains for site, _ in c.kills} == set(SITES)
+    assert sum(len(c.kills) for c in chains) == len(points()) >= 20  # every point a real kill
+    assert {site for c in chains for site, _, _ in c.kills} == set(SITES)
     reference_lines = accounting(reference.root)
     for c in chains:
         got = outcome(c.root)
@@ -231,4 +281,4 @@ def test_kill9_at_22_seeded_points_then_resume_equals_the_uninterrupted_search(t
         assert got == {k: v for k, v in expected.items() if k != "mlflow_ids"}
         with capsys.disabled():
             print(f"\n{c.root.name}: {len(c.kills)} kills {c.kills}; in-flight rollouts re-paid {repaid}; "
-                  f"candidate MLflow runs closed as KILLED {killed_runs}; process seconds {c.seconds}")
+                  f"candidate MLflow runs closed as KILLED {killed_runs}; process seconds {c.seconds}; reference {reference.seconds}")
