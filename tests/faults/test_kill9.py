@@ -24,9 +24,13 @@ the kill (started, record not yet written, including the torn `rollout.put` case
 the resume, and only those: the set of rollouts paid equals the uninterrupted run's, and each one's
 completing attempt makes exactly as many model calls as it did there.
 
-Fields that legitimately differ from the uninterrupted run: `mlflow_run_id` in ledger rows and in
-Optuna trials' user attributes (MLflow run ids are random), timestamps (Optuna trial start and end,
-MLflow run times), `wall_s` and the per-process `model_calls`/`rollouts` counters of summary.json.
+Compared with the uninterrupted run: summary.json (selected hash and scorecard, curve, rounds,
+rollouts, stop reason), selected.yaml and every scores/*.jsonl byte for byte, every ledger row, and
+every Optuna trial (number, state, value, params, intermediate values, user attributes). Fields that
+legitimately differ: `mlflow_run_id` in ledger rows and trial attributes (MLflow run ids are random;
+the MLflow check maps them instead), the parent run's id in checkpoint.json, timestamps (Optuna
+trial start/end, MLflow run times), and summary.json's `wall_s` and `model_calls` (the calls the last
+process made itself: 0 when everything was cached; this test counts calls across processes).
 """
 
 from __future__ import annotations
@@ -46,7 +50,6 @@ import pytest
 import kill9_child
 
 PROFILE = "name: slow\nextends: baseline\nlatency: {dist: fixed, mean_s: 0.01}\n"
-# site -> (points there, the largest n: at most the site's hits in a whole fresh search)
 # site -> (points there, the largest n drawn: small, so that one kill does not skip much of the search)
 SITES = {"rollout.run": (4, 6), "rollout.put": (3, 6), "ledger.append": (4, 1), "write:checkpoint.json": (3, 1),
          "optuna.add": (2, 3), "mlflow.parent": (1, 1), "mlflow.candidate": (2, 3), "mlflow.finish": (1, 1)}
@@ -81,10 +84,10 @@ def hit_number(site: str, draw: float, root: Path, reference: dict) -> int | Non
         return 1 if site in (FIRST, "rollout.run", "rollout.put") else None  # a fresh chain: kill it early
     c = json.loads((run / "checkpoint.json").read_text())["round"] if (run / "checkpoint.json").is_file() else -1
     rows = len(reference["ledger"])
+    unpaid = len(reference["paid"] - records(root))
     sure = {FIRST: 0, LAST: 1, "write:checkpoint.json": ROUNDS - c + 1, "ledger.append": ROUNDS - c,
             "optuna.add": rows - len(trials(run)) if (run / "optuna.log").is_file() else rows,
-            "mlflow.candidate": rows - len(finished_candidates(root)),
-            "rollout.run": len(reference["paid"] - records(root)), "rollout.put": len(reference["paid"] - records(root))}
+            "mlflow.candidate": rows - len(finished_candidates(root)), "rollout.run": unpaid, "rollout.put": unpaid}
     bound = min(sure[site], SITES[site][1])
     return 1 + int(draw * bound) if bound >= 1 else None
 
@@ -161,7 +164,7 @@ class Searches:
     def stop(self) -> None:
         from multiprocessing import forkserver
 
-        forkserver._forkserver._stop()  # the server this test started (its documented test hook)
+        forkserver._forkserver._stop()  # the server this test started (CPython's hook for stopping it in tests)
 
 
 def new_chain(path: Path) -> Chain:
@@ -189,8 +192,9 @@ def outcome(root: Path) -> dict:
     run = root / "runs" / "k"
     summary = json.loads((run / "summary.json").read_text())
     ledger = [json.loads(line) for line in (run / "ledger.jsonl").read_text().splitlines()]
-    return {"selected": summary["selected"]["hash"], "selected_scorecard": summary["selected"]["scorecard"],
-            "curve": summary["curve"], "rounds_done": summary["rounds_done"],
+    return {"summary": {k: v for k, v in summary.items() if k not in ("model_calls", "wall_s")},
+            "selected.yaml": (run / "selected.yaml").read_text(),
+            "scores": {p.name: p.read_text() for p in sorted((run / "scores").glob("*.jsonl"))},
             "ledger": [{k: v for k, v in row.items() if k != "mlflow_run_id"} for row in ledger],
             "trials": trials(run), "mlflow_ids": [row["mlflow_run_id"] for row in ledger]}
 
@@ -237,7 +241,10 @@ def check_payments(chain: Chain, reference: list[tuple[int, str, str]]) -> int:
 
 
 @pytest.mark.slow
-def test_kill9_at_20_seeded_points_then_resume_equals_the_uninterrupted_search(tmp_path, capsys):
+def test_kill9_at_20_seeded_points_then_resume_equals_the_uninterrupted_search(tmp_path, capsys, monkeypatch,
+                                                                               record_property):
+    record_property("faults", len(points()))  # bench/faults.py counts each kill as a fault (all lost if this fails)
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # the forkserver imports LiteLLM: no cost-map fetch
     searches = Searches(tmp_path)
     try:
         reference = new_chain(tmp_path / "reference")
@@ -281,4 +288,5 @@ def test_kill9_at_20_seeded_points_then_resume_equals_the_uninterrupted_search(t
         assert got == {k: v for k, v in expected.items() if k != "mlflow_ids"}
         with capsys.disabled():
             print(f"\n{c.root.name}: {len(c.kills)} kills {c.kills}; in-flight rollouts re-paid {repaid}; "
-                  f"candidate MLflow runs closed as KILLED {killed_runs}; process seconds {c.seconds}; reference {reference.seconds}")
+                  f"candidate MLflow runs closed as KILLED {killed_runs}; process seconds {c.seconds}; "
+                  f"reference {reference.seconds}")
