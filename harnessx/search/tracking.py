@@ -142,10 +142,10 @@ class MlflowTracker:
         return run_id
 
     def round(self, step: int, metrics: dict[str, float | None]) -> None:
-        self._log(self.parent_id, metrics=metrics, step=step)
+        self._log_once(step, metrics)
 
     def finish(self, summary_path: Path, selected_path: Path, metrics: dict[str, float | None]) -> None:
-        self._log(self.parent_id, metrics=metrics)
+        self._log_once(0, metrics)
         self.client.log_artifact(self.parent_id, str(summary_path))
         self.client.log_artifact(self.parent_id, str(selected_path))
         failpoints.hit("mlflow.finish")
@@ -155,6 +155,14 @@ class MlflowTracker:
         """Close the parent run as KILLED (an interrupted search; --resume reopens it)."""
         if self.parent_id is not None:
             self.client.set_terminated(self.parent_id, status="KILLED")
+
+    def _log_once(self, step: int, metrics: dict[str, float | None]) -> None:
+        """The parent's metrics for one step, unless already there: a round or a search end re-done after
+        a kill (logged, not yet checkpointed) does not add a second point. One log_batch is one write."""
+        first = next((k for k, v in metrics.items() if v is not None), None)
+        if first is None or any(m.step == step for m in self.client.get_metric_history(self.parent_id, first)):
+            return
+        self._log(self.parent_id, metrics=metrics, step=step)
 
     def _log(self, run_id: str, params: dict | None = None, metrics: dict | None = None, step: int = 0) -> None:
         from mlflow.entities import Metric, Param

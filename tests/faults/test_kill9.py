@@ -199,6 +199,15 @@ def outcome(root: Path) -> dict:
             "trials": trials(run), "mlflow_ids": [row["mlflow_run_id"] for row in ledger]}
 
 
+def parent_metrics(root: Path) -> dict[str, list[tuple[int, float]]]:
+    from mlflow import MlflowClient
+
+    client = MlflowClient(tracking_uri=uri(root))
+    parent = json.loads((root / "runs" / "k" / "mlflow.json").read_text())["parent_run"]
+    keys = sorted(client.get_run(parent).data.metrics)
+    return {k: sorted((m.step, m.value) for m in client.get_metric_history(parent, k)) for k in keys}
+
+
 def check_mlflow(root: Path, ledger_ids: list[str]) -> int:
     """No run left RUNNING; one FINISHED parent; exactly the ledger's candidate runs FINISHED under it,
     every other candidate run (one a kill interrupted) closed as KILLED. Returns how many of those."""
@@ -286,6 +295,7 @@ def test_kill9_at_20_seeded_points_then_resume_equals_the_uninterrupted_search(t
         killed_runs = check_mlflow(c.root, got.pop("mlflow_ids"))
         repaid = check_payments(c, reference_lines)
         assert got == {k: v for k, v in expected.items() if k != "mlflow_ids"}
+        assert parent_metrics(c.root) == parent_metrics(reference.root)  # each step logged once, same values
         with capsys.disabled():
             print(f"\n{c.root.name}: {len(c.kills)} kills {c.kills}; in-flight rollouts re-paid {repaid}; "
                   f"candidate MLflow runs closed as KILLED {killed_runs}; process seconds {c.seconds}; "
