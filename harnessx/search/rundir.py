@@ -6,7 +6,7 @@ harnesses/       every candidate, `<hash>.yaml`
 ledger.jsonl     one row per proposal, rejected ones included (R0 is round 0)
 rollouts/        the rollout cache
 optuna.log       the Optuna journal (unless --storage names another store)
-mlflow.json      the MLflow parent run's id, written when the run is created (resume reopens it)
+mlflow.json      a launch tag, then the MLflow parent run's id once created (resume reopens that run)
 scores/          per candidate, `<hash>.jsonl`: one scored trial per line, with its rollout key
 r0.yaml, selected.yaml, summary.json
 """
