@@ -13,6 +13,7 @@ import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from harnessx import failpoints
 from harnessx.agent.records import read_record
 from harnessx.agent.result import RolloutResult
 from harnessx.envs.base import Suite
@@ -66,7 +67,9 @@ class RolloutCache:
         result_path, traj_path = self._paths(result.key)
         traj.save(traj_path)  # trajectory first: a result file implies its trajectory exists
         tmp = result_path.with_suffix(".json.tmp")
-        tmp.write_text(result.model_dump_json())
+        text = result.model_dump_json()
+        failpoints.hit("rollout.put", torn=lambda: tmp.write_text(text[: len(text) // 2]))
+        tmp.write_text(text)
         tmp.replace(result_path)
         if self.shared is not None:
             copy_rollout((result_path, traj_path), self.shared._paths(result.key))
@@ -109,6 +112,7 @@ class Runner:
             self.cache_hits += 1
             return hit
         async with self._semaphore():
+            failpoints.hit("rollout.run")
             result, traj = await self.executor.run(RolloutJob(harness, task, seed, key, challenge))
         self.model_calls += result.usage.calls
         if self.cache and (result.valid or (result.status == "env_failure" and self.cache_failures)):

@@ -34,7 +34,7 @@ from harnessx.search.proposers import Proposal, Proposer, RoundContext, make_pro
 from harnessx.search.traces import failing
 from harnessx.search.rundir import RunDir
 from harnessx.search.space import load_space
-from harnessx.search.tracking import DEFAULT_MLFLOW_URI, MlflowTracker, OptunaLedger, open_study
+from harnessx.search.tracking import DEFAULT_MLFLOW_URI, MlflowTracker, OptunaLedger, open_parent, open_study
 from harnessx.tasks import suite_hash
 
 CHECKPOINT_VERSION = 1
@@ -258,13 +258,10 @@ class Search:
             return None
         root = Path(uri.removeprefix("sqlite:///")).parent / "artifacts" if uri.startswith("sqlite:///") else None
         tracker = MlflowTracker(uri, "harnessx-search", root)
-        # The parent run's id is on disk from its creation on, so a search killed before its first
-        # checkpoint (during R0) reopens that run on --resume instead of leaving it RUNNING forever.
-        recorded = self.dir / "mlflow.json"
-        parent = state.get("mlflow_parent") or (self.dir.read_json("mlflow.json").get("parent_run")
-                                                if recorded.is_file() else None)
-        state["mlflow_parent"] = tracker.start(self.config.run_name, self.config_record(), self._tags(), parent)
-        self.dir.write_json("mlflow.json", {"parent_run": state["mlflow_parent"], "tracking_uri": uri})
+        # The parent run's id is on disk from its creation on (mlflow.json), so a search killed before its
+        # first checkpoint (during R0) reopens that run on --resume instead of leaving it RUNNING forever.
+        state["mlflow_parent"] = open_parent(tracker, self.dir, uri, state.get("mlflow_parent"),
+                                             self.config.run_name, self.config_record(), self._tags())
         self.tracker = tracker
         return tracker
 

@@ -6,7 +6,7 @@ harnesses/       every candidate, `<hash>.yaml`
 ledger.jsonl     one row per proposal, rejected ones included (R0 is round 0)
 rollouts/        the rollout cache
 optuna.log       the Optuna journal (unless --storage names another store)
-mlflow.json      the MLflow parent run's id, written when the run is created (resume reopens it)
+mlflow.json      a launch tag, then the MLflow parent run's id once created (resume reopens that run)
 scores/          per candidate, `<hash>.jsonl`: one scored trial per line, with its rollout key
 r0.yaml, selected.yaml, summary.json
 """
@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from harnessx import failpoints
 from harnessx.errors import InputError
 from harnessx.harness import Harness
 
@@ -29,6 +30,7 @@ def write_atomic(path: Path, text: str) -> None:
     """Write a temporary file, fsync it, then rename it over `path`: readers see old or new, never half."""
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
+        failpoints.hit(f"write:{path.name}", torn=lambda: (fh.write(text[: len(text) // 3]), fh.flush()))
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
@@ -131,6 +133,8 @@ class RunDir:
     def append_ledger(self, rows: list[dict[str, Any]]) -> None:
         """Append rows, each one write, then flush and fsync: a kill leaves at most a torn last line."""
         with open(self / "ledger.jsonl", "a", encoding="utf-8") as fh:
+            text = "".join(json.dumps(row, default=str) + "\n" for row in rows)
+            failpoints.hit("ledger.append", torn=lambda: (fh.write(text[: len(text) // 2]), fh.flush()))
             for row in rows:
                 fh.write(json.dumps(row, default=str) + "\n")
             fh.flush()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 import warnings
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 import optuna
 from optuna.trial import TrialState
 
+from harnessx import failpoints
 from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness, diff
 from harnessx.search.space import SearchSpace, contains
@@ -60,6 +62,7 @@ class OptunaLedger:
             intermediate_values={} if full else {row["objective"]["n"]: row["objective"]["value"] or 0.0},
             params={k: switches[k] for k in dists}, distributions=dists, user_attrs=attrs)
         self.study.add_trial(trial)
+        failpoints.hit("optuna.add")
         number = self.study.get_trials(deepcopy=False)[-1].number
         self._have[(row["round"], row["slot"])] = number
         return number
@@ -84,10 +87,17 @@ class MlflowTracker:
             self.experiment_id = self.client.create_experiment(experiment, artifact_location=location)
         self.parent_id: str | None = None
 
+    def launched(self, launch: str) -> str | None:
+        """The parent run created with this launch tag, if a process created one before it was killed."""
+        found = self.client.search_runs([self.experiment_id], max_results=1,
+                                        filter_string=f"tags.`harnessx.launch` = '{launch}'")
+        return found[0].info.run_id if found else None
+
     def start(self, run_name: str, params: dict[str, Any], tags: dict[str, str], parent_id: str | None) -> str:
         if parent_id is None:
             parent_id = self.client.create_run(self.experiment_id, run_name=run_name, tags=tags).info.run_id
             self._log(parent_id, params=params)
+            failpoints.hit("mlflow.parent")
         else:
             self.client.update_run(parent_id, status="RUNNING")
         self.parent_id = parent_id
@@ -97,11 +107,15 @@ class MlflowTracker:
                   tags: dict[str, str], trajectories: dict[str, str]) -> str:
         """A nested run for one candidate (reused if the round was already logged)."""
         found = self.client.search_runs(
-            [self.experiment_id], max_results=1,
+            [self.experiment_id],
             filter_string=(f"tags.mlflow.parentRunId = '{self.parent_id}' and tags.`harnessx.round` = "
                            f"'{row['round']}' and tags.`harnessx.slot` = '{row['slot']}'"))
-        if found:
-            return found[0].info.run_id
+        for run in found:  # a process killed while logging this candidate left its run open: close it
+            if run.info.status == "RUNNING":
+                self.client.set_terminated(run.info.run_id, status="KILLED")
+        complete = [run for run in found if run.info.status == "FINISHED"]
+        if complete:
+            return complete[0].info.run_id
         run_id = self.client.create_run(
             self.experiment_id, run_name=f"r{row['round']}-s{row['slot']}-{row['hash'][:8]}",
             tags={**tags, "mlflow.parentRunId": self.parent_id, "harnessx.round": str(row["round"]),
@@ -115,6 +129,7 @@ class MlflowTracker:
         params = {"round": row["round"], "slot": row["slot"], "parent": row["parent"], "edit": row["edit"],
                   **{f"switch.{k}": v for k, v in harness.switches.model_dump().items()}}
         self._log(run_id, params=params, metrics=metrics, step=row["round"])
+        failpoints.hit("mlflow.candidate")
         self.client.log_text(run_id, harness.to_yaml(), "harness.yaml")
         self.client.log_text(run_id, row["rationale"] or "", "proposal/rationale.md")
         self.client.log_text(run_id, row["reason"] or "", "acceptance/reason.md")
@@ -127,18 +142,27 @@ class MlflowTracker:
         return run_id
 
     def round(self, step: int, metrics: dict[str, float | None]) -> None:
-        self._log(self.parent_id, metrics=metrics, step=step)
+        self._log_once(step, metrics)
 
     def finish(self, summary_path: Path, selected_path: Path, metrics: dict[str, float | None]) -> None:
-        self._log(self.parent_id, metrics=metrics)
+        self._log_once(0, metrics)
         self.client.log_artifact(self.parent_id, str(summary_path))
         self.client.log_artifact(self.parent_id, str(selected_path))
+        failpoints.hit("mlflow.finish")
         self.client.set_terminated(self.parent_id)
 
     def kill(self) -> None:
         """Close the parent run as KILLED (an interrupted search; --resume reopens it)."""
         if self.parent_id is not None:
             self.client.set_terminated(self.parent_id, status="KILLED")
+
+    def _log_once(self, step: int, metrics: dict[str, float | None]) -> None:
+        """The parent's metrics for one step, unless already there: a round or a search end re-done after
+        a kill (logged, not yet checkpointed) does not add a second point. One log_batch is one write."""
+        first = next((k for k, v in metrics.items() if v is not None), None)
+        if first is None or any(m.step == step for m in self.client.get_metric_history(self.parent_id, first)):
+            return
+        self._log(self.parent_id, metrics=metrics, step=step)
 
     def _log(self, run_id: str, params: dict | None = None, metrics: dict | None = None, step: int = 0) -> None:
         from mlflow.entities import Metric, Param
@@ -148,6 +172,22 @@ class MlflowTracker:
             run_id,
             metrics=[Metric(k, float(v), now, step) for k, v in (metrics or {}).items() if v is not None],
             params=[Param(k, str(v)[:6000]) for k, v in (params or {}).items()])
+
+
+def open_parent(tracker: MlflowTracker, run_dir: Any, uri: str, parent_id: str | None, run_name: str,
+                params: dict[str, Any], tags: dict[str, str]) -> str:
+    """The search's parent run: the one the checkpoint or `mlflow.json` names, else the one a killed
+    process created before its id reached `mlflow.json` (found by the launch tag written there first),
+    else a new one. `run_dir` is the search's RunDir."""
+    recorded = run_dir.read_json("mlflow.json") if (run_dir / "mlflow.json").is_file() else {}
+    parent_id = parent_id or recorded.get("parent_run")
+    launch = recorded.get("launch") or uuid.uuid4().hex
+    if parent_id is None:
+        run_dir.write_json("mlflow.json", {"launch": launch, "tracking_uri": uri})
+        parent_id = tracker.launched(launch)
+    parent_id = tracker.start(run_name, params, {**tags, "harnessx.launch": launch}, parent_id)
+    run_dir.write_json("mlflow.json", {"parent_run": parent_id, "launch": launch, "tracking_uri": uri})
+    return parent_id
 
 
 def per_task_table(evaluation: Evaluation) -> dict[str, list]:

@@ -3,8 +3,8 @@ write) and resume each: the final selection, the ledger and the Optuna trials eq
 run's, and no rollout whose record was on disk at the crash is paid again.
 
 The crash is an uncatchable exception raised inside the write in progress (after a torn partial
-write where a real kill could leave one); a real SIGKILL is exercised by test_interrupt.py's
-subprocess. MLflow is off here (its own resume is covered there)."""
+write where a real kill could leave one). A real SIGKILL of a search process, MLflow on, is
+test_kill9.py; test_interrupt.py sends SIGINT to one. MLflow is off here (its resume is covered there)."""
 
 from __future__ import annotations
 
