@@ -5,9 +5,11 @@ an unchanged result), and how many changed a number.
 "Numbers changed" counts failing cases among those that compare a result before and after a fault
 (tampered records, torn ledgers, resumes); a passing run prints 0. A case that injects several faults
 (test_kill9.py: one chain of 20 kills) records how many as the junit property `faults` and counts as
-that many, all of them lost if it fails. Exit status: pytest's.
+that many, all of them lost if it fails. Exit status: non-zero when pytest fails or a fault was not
+survived.
 
-    python bench/faults.py
+    python bench/faults.py                      # runs tests/faults
+    python bench/faults.py --junit report.xml   # tallies a junit report already written (CI's full run)
 """
 
 from __future__ import annotations
@@ -34,30 +36,48 @@ KINDS = {"test_model_faults": "model provider (429/5xx/timeouts/bad bodies/dead 
 NUMBER_CHECKS = ("tampered", "torn_ledger", "resume", "not_scored", "crash_then_resume", "excluded")
 
 
-def main() -> int:
+def tally(report: Path) -> dict[str, list[int]]:
+    """Per kind of fault: [tried, survived, numbers changed], from the fault cases of a junit report."""
+    rows: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for case in ET.parse(report).getroot().iter("testcase"):
+        classname = case.get("classname", "")
+        if "faults." not in classname:
+            continue  # a full suite's report: only tests/faults counts here
+        kind = KINDS.get(classname.split(".")[-1], classname)
+        failed = any(child.tag in ("failure", "error") for child in case)
+        if any(child.tag == "skipped" for child in case):
+            continue
+        # a test that injects several faults in one case (test_kill9: one chain of kills) says how many
+        faults = int(next((p.get("value") for p in case.iter("property") if p.get("name") == "faults"), 1))
+        rows[kind][0] += faults
+        rows[kind][1] += 0 if failed else faults
+        rows[kind][2] += faults if failed and any(w in case.get("name", "") for w in NUMBER_CHECKS) else 0
+    return rows
+
+
+def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as tmp:
-        report = Path(tmp) / "faults.xml"
-        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "tests/faults"),
-                               f"--junitxml={report}", "-o", "junit_family=xunit1"], cwd=ROOT)
-        tally: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-        for case in ET.parse(report).getroot().iter("testcase"):
-            kind = KINDS.get(case.get("classname", "").split(".")[-1], case.get("classname", ""))
-            failed = any(child.tag in ("failure", "error") for child in case)
-            skipped = any(child.tag == "skipped" for child in case)
-            if skipped:
-                continue
-            # a test that injects several faults in one case (test_kill9: one chain of kills) says how many
-            faults = int(next((p.get("value") for p in case.iter("property") if p.get("name") == "faults"), 1))
-            tally[kind][0] += faults
-            tally[kind][1] += 0 if failed else faults
-            tally[kind][2] += faults if failed and any(w in case.get("name", "") for w in NUMBER_CHECKS) else 0
+        if argv[:1] == ["--junit"] and len(argv) == 2:  # tally a report already written (CI's full suite)
+            report, status = Path(argv[1]), 0
+        elif not argv:
+            report = Path(tmp) / "faults.xml"
+            status = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                     str(ROOT / "tests/faults"), f"--junitxml={report}", "-o", "junit_family=xunit1"],
+                                    cwd=ROOT).returncode
+        else:
+            print("usage: python bench/faults.py [--junit REPORT.xml]", file=sys.stderr)
+            return 2
+        rows = tally(report)
+    if not rows:
+        print(f"{report}: no fault cases (tests/faults) in this report", file=sys.stderr)
+        return 1
     print("\n| faults | tried | survived | numbers changed |\n|---|---|---|---|")
-    for kind, (tried, survived, changed) in tally.items():
+    for kind, (tried, survived, changed) in rows.items():
         print(f"| {kind} | {tried} | {survived} | {changed} |")
-    total = [sum(v[i] for v in tally.values()) for i in range(3)]
+    total = [sum(v[i] for v in rows.values()) for i in range(3)]
     print(f"| **all** | {total[0]} | {total[1]} | {total[2]} |")
-    return proc.returncode
+    return status or (1 if total[1] < total[0] else 0)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
