@@ -49,6 +49,7 @@ class ExecResult:
     stderr: str
     timed_out: bool = False
     duration_s: float = 0.0
+    notes: tuple[str, ...] = ()  # what happened to the episode's shell (kept, restarted, exited)
 
 
 class Sandbox(Protocol):
@@ -57,6 +58,9 @@ class Sandbox(Protocol):
     def start(self, layout: Layout) -> None: ...
 
     def run(self, command: str, timeout: float, cwd: str = "/app") -> ExecResult: ...
+
+    def open_shell(self, cwd: str, timeout: float):  # -> shell.ShellProcess: the episode's long-lived shell
+        ...
 
     def stop(self) -> None: ...
 
