@@ -47,7 +47,7 @@ class ShellProcess(Protocol):
 
     def read(self, timeout: float) -> list[tuple[str, bytes]]: ...
 
-    def locate(self) -> None: ...
+    def locate(self, shell_pid: int | None = None) -> None: ...
 
     def interrupt(self) -> bool: ...
 
@@ -179,7 +179,7 @@ class ShellSession:
             self._fail_start(f"no answer ({state})", out.text(), err.text())
         self.carry = {"stdout": out.after, "stderr": err.after}
         self.shell_pid = out.number
-        self.proc.locate()
+        self.proc.locate(self.shell_pid)
 
     def _fail_start(self, why: str, out: str, err: str) -> None:
         self._kill()
