@@ -65,8 +65,9 @@ class PipeShell:
             out.append((key.data, data))
         return out
 
-    def locate(self) -> None:
-        """Find the shell's process group (call once the shell has answered)."""
+    def locate(self, shell_pid: int | None = None) -> None:
+        """Find the shell's process group (call once the shell has answered; its pid as the sandbox
+        sees it is no use from the host)."""
         self.group = shell_group(self.proc.pid, self.shell_name)
 
     def interrupt(self) -> bool:
