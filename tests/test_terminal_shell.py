@@ -109,6 +109,14 @@ def test_exit_codes_and_streams_are_exact(session):
     assert session.run(f"cat <<'EOF'\n{text}EOF", 30).stdout == text
 
 
+@pytest.mark.parametrize("broken", ['echo "unterminated', "if true; then", "echo $(ls", "fi", "cat <<EOF\nabc"])
+def test_a_syntax_error_is_the_commands_not_the_shells(session, broken):
+    session.run("export KEEP=1", 30)
+    result = session.run(broken, 30)
+    assert not result.notes, f"{broken!r} ended the shell: {result.stderr}"
+    assert session.run("echo $KEEP", 30).stdout == "1\n" and session.starts == 1
+
+
 def test_stdin_is_empty_and_cannot_eat_the_protocol(session):
     result = session.run("cat; read -r line; echo \"read:$? [$line]\"", 30)
     assert result.stdout == "read:1 []\n"
@@ -162,8 +170,15 @@ def test_exit_is_reported_and_the_next_call_gets_a_fresh_shell(session):
     nxt = session.run("pwd; echo \"[$KEEP]\"", 30)
     assert nxt.stdout == "/app\n[]\n" and "fresh shell in /app" in nxt.notes[0] and "exit status 3" in nxt.notes[0]
     assert not session.run("true", 30).notes  # only the first call after the exit says so
+    held = session.run("sleep 60 & exit 4", 30)  # a background job still holds the shell's stdout
+    assert held.exit_code == 4 and not held.timed_out and held.duration_s < 15 and "shell ended" in held.notes[0]
     errexit = session.run("set -e; false; echo unreachable", 30)
-    assert errexit.exit_code == 1 and "unreachable" not in errexit.stdout and "shell ended" in errexit.notes[0]
+    assert errexit.exit_code == 1 and "unreachable" not in errexit.stdout and "shell ended" in errexit.notes[-1]
+
+
+def test_a_background_jobs_later_output_reaches_the_next_call(session):
+    assert session.run("(sleep 0.3; echo from-bg) &", 30).stdout == ""
+    assert session.run("sleep 1; echo next", 30).stdout == "from-bg\nnext\n"
 
 
 def test_xtrace_does_not_leak_the_protocol(session):
@@ -225,11 +240,13 @@ def test_env_bash_calls_share_a_shell_and_file_tools_stay_relative_to_app(tmp_pa
         bash("yes 0123456789 | head -c 20000"),
         bash("sleep 30", timeout=1),
         bash("pwd"),
+        bash("echo a\x00b"),
     ]))
     assert "/app/sub\n/app/note.txt" in outs[2].observation and reward == 1.0
     assert "characters truncated" in outs[3].observation and len(outs[3].observation) < STREAM_LIMIT + 200
     assert "exit_code: 124" in outs[4].observation and "shell was kept" in outs[4].observation and outs[4].error
     assert "/app/sub" in outs[5].observation
+    assert outs[6].error and "NUL" in outs[6].observation
 
 
 def test_verifier_runs_in_its_own_process_not_the_agents_shell(tmp_path):

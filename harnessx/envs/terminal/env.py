@@ -134,6 +134,8 @@ class TerminalEnv:
         if call.name == "bash":
             if not isinstance(args.get("command"), str):
                 raise ValueError("'command' must be a string")
+            if "\x00" in args["command"]:  # bash cannot hold a NUL byte; it would cut the command short
+                raise ValueError("'command' must not contain NUL bytes")
             timeout = float(args.get("timeout") or tools.DEFAULT_TIMEOUT)
             return args["command"], max(1.0, min(timeout, self.agent_limit()))  # masked PATH: set at shell start
         if not isinstance(args.get("path"), str):

@@ -131,6 +131,7 @@ def command_block(command: str, token: str) -> bytes:
     return ("trap : INT\n"
             f"IFS= read -r -d '' __hx_cmd <<'HX_END_{token}'\n{body}HX_END_{token}\n"
             'eval "$__hx_cmd" </dev/null\n'
+            "\n"  # after an eval that hit EOF mid-quote, bash 5.2 misparses a `{` that follows at once
             "{ __hx_rc=$?; set +vx; } 2>/dev/null\n"
             f"builtin printf '%s\\n' {token} >&99; builtin printf '%s %d\\n' {token} \"$__hx_rc\" >&98; "
             "unset __hx_cmd __hx_rc\n").encode()
