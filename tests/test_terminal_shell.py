@@ -181,6 +181,19 @@ def test_a_background_jobs_later_output_reaches_the_next_call(session):
     assert session.run("sleep 1; echo next", 30).stdout == "from-bg\nnext\n"
 
 
+def test_options_persist_and_errexit_ends_the_shell_only_on_a_failure(session):
+    assert session.run("set -eu -o pipefail; export KEEP=1", 30).exit_code == 0
+    assert session.run("echo $KEEP; [[ $- == *e* ]] && echo errexit-on", 30).stdout == "1\nerrexit-on\n"
+    result = session.run("false; echo unreachable", 30)
+    assert result.exit_code == 1 and result.stdout == "" and "shell ended (exit status 1)" in result.notes[0]
+
+
+def test_functions_named_like_the_protocols_builtins_change_nothing(session):
+    session.run("read() { :; }; eval() { :; }; printf() { :; }; set() { :; }; trap() { :; }; unset() { :; }", 30)
+    result = session.run("command echo ran; exit_status=3; (exit $exit_status)", 30)
+    assert (result.exit_code, result.stdout, result.notes) == (3, "ran\n", ())
+
+
 def test_xtrace_does_not_leak_the_protocol(session):
     traced = session.run("set -x; echo traced", 30)
     assert "traced" in traced.stdout and "HX_END" not in traced.stderr and "__hx" not in traced.stderr

@@ -126,15 +126,17 @@ def _quote(text: str) -> str:
 
 
 def command_block(command: str, token: str) -> bytes:
-    """The shell text that runs one command and reports its end (see the module docstring)."""
+    """The shell text that runs one command and reports its end (see the module docstring). Every
+    step is `builtin`-qualified, so a function the agent named `read`, `eval` or `printf` cannot
+    change what runs (one named `builtin` makes the command hang, and the shell is restarted)."""
     body = command if command.endswith("\n") else command + "\n"
-    return ("trap : INT\n"
-            f"IFS= read -r -d '' __hx_cmd <<'HX_END_{token}'\n{body}HX_END_{token}\n"
-            'eval "$__hx_cmd" </dev/null\n'
+    return ("builtin trap : INT\n"
+            f"IFS= builtin read -r -d '' __hx_cmd <<'HX_END_{token}' || :\n{body}HX_END_{token}\n"  # read ends 1
+            'builtin eval "$__hx_cmd" </dev/null\n'
             "\n"  # after an eval that hit EOF mid-quote, bash 5.2 misparses a `{` that follows at once
-            "{ __hx_rc=$?; set +vx; } 2>/dev/null\n"
+            "{ __hx_rc=$?; builtin set +vx; } 2>/dev/null\n"
             f"builtin printf '%s\\n' {token} >&99; builtin printf '%s %d\\n' {token} \"$__hx_rc\" >&98; "
-            "unset __hx_cmd __hx_rc\n").encode()
+            "builtin unset __hx_cmd __hx_rc\n").encode()
 
 
 def start_block(token: str, init: str) -> bytes:
