@@ -59,7 +59,7 @@ class TerminalEnv:
         self.abandon = AbandonSpec(mode="file")
         self.authors: dict[str, str] = {}
         self.forbidden_changes: list[StateChange] = []
-        self.path_prefix = ""  # masked binaries: agent commands run with a PATH that lacks them
+        self.path_prefix = ""  # masked binaries: the agent's shell starts with a PATH that lacks them
 
     # --- episode setup --------------------------------------------------------------------------
     async def reset(self, task: Task, abandon: AbandonSpec) -> EnvStart:

@@ -25,7 +25,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from harnessx.envs.terminal.sandbox.base import TIMEOUT_EXIT, ExecResult
+from harnessx.envs.terminal.sandbox.base import TIMEOUT_EXIT, ExecResult, ShellProcess
 from harnessx.errors import EnvironmentFailure
 
 INTERRUPT_GRACE = 3.0  # seconds the shell has to answer after SIGINT before it is killed and restarted
@@ -38,22 +38,6 @@ RESTARTED = ("killed after the {t:g}s timeout; the command did not stop on inter
              "in {cwd}: working directory, variables and background processes were reset")
 EXITED = "the shell ended (exit status {code}); the next call starts a fresh shell in {cwd}"
 FRESH = "fresh shell in {cwd}: the previous one {why}; working directory, variables and background processes were reset"
-
-
-class ShellProcess(Protocol):
-    """What a sandbox backend provides: one shell process and its two output streams."""
-
-    def send(self, data: bytes) -> bool: ...
-
-    def read(self, timeout: float) -> list[tuple[str, bytes]]: ...
-
-    def locate(self, shell_pid: int | None = None) -> None: ...
-
-    def interrupt(self) -> bool: ...
-
-    def exit_code(self, timeout: float) -> int | None: ...
-
-    def kill(self) -> None: ...
 
 
 class ShellHost(Protocol):

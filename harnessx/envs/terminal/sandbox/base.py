@@ -52,6 +52,22 @@ class ExecResult:
     notes: tuple[str, ...] = ()  # what happened to the episode's shell (kept, restarted, exited)
 
 
+class ShellProcess(Protocol):
+    """A long-lived shell in a sandbox: bytes in on stdin, (stream name, bytes) out, b"" at a stream's end."""
+
+    def send(self, data: bytes) -> bool: ...
+
+    def read(self, timeout: float) -> list[tuple[str, bytes]]: ...
+
+    def locate(self, shell_pid: int | None = None) -> None: ...
+
+    def interrupt(self) -> bool: ...
+
+    def exit_code(self, timeout: float) -> int | None: ...
+
+    def kill(self) -> None: ...
+
+
 class Sandbox(Protocol):
     name: str
 
@@ -59,8 +75,7 @@ class Sandbox(Protocol):
 
     def run(self, command: str, timeout: float, cwd: str = "/app") -> ExecResult: ...
 
-    def open_shell(self, cwd: str, timeout: float):  # -> shell.ShellProcess: the episode's long-lived shell
-        ...
+    def open_shell(self, cwd: str, timeout: float) -> ShellProcess: ...  # the episode's long-lived shell
 
     def stop(self) -> None: ...
 

@@ -71,8 +71,10 @@ class PipeShell:
         self.group = shell_group(self.proc.pid, self.shell_name)
 
     def interrupt(self) -> bool:
-        """SIGINT to the shell's process group (never the launcher's); False when it cannot be sent."""
-        if self.group is None or self.group == self.proc.pid:
+        """SIGINT to the shell's process group (never the launcher's); False when it cannot be sent.
+        Only while the launcher lives: its sandbox (and so the group's leader) lives as long, so the
+        group id cannot have been reused."""
+        if self.group is None or self.group == self.proc.pid or self.proc.poll() is not None:
             return False
         try:
             os.killpg(self.group, signal.SIGINT)
@@ -88,16 +90,13 @@ class PipeShell:
         return 128 - code if code < 0 else code  # killed by a signal: the shell convention 128+N
 
     def kill(self) -> None:
-        """Kill the launcher's group (and with it the sandbox's pid namespace); idempotent."""
+        """SIGKILL to the shell's group, then the launcher's (which takes the sandbox's pid namespace
+        with it); idempotent. The groups are signalled only while the launcher lives (see interrupt)."""
         if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        for member in (self.group,):
-            if member is not None and member != self.proc.pid:
+            groups = [g for g in (self.group,) if g is not None and g != self.proc.pid] + [self.proc.pid]
+            for group in groups:
                 try:
-                    os.killpg(member, signal.SIGKILL)
+                    os.killpg(group, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
         try:
