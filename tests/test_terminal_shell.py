@@ -154,6 +154,13 @@ def test_timeout_interrupts_the_command_and_keeps_the_shell(session):
     assert nxt.stdout == "/tmp\n1\n" and not nxt.notes and session.starts == 1
 
 
+def test_a_timeout_that_ends_the_shell_says_both(session):
+    result = session.run("trap - INT; sleep 60", 1)  # the shell itself now dies of the interrupt
+    assert result.timed_out and result.exit_code == 124
+    assert "interrupted after the 1s timeout" in result.notes[0] and "shell ended" in result.notes[1]
+    assert session.run("echo ok", 30).stdout == "ok\n"
+
+
 def test_a_command_deaf_to_interrupt_gets_a_restarted_shell(session):
     session.run("cd /tmp && export KEEP=1", 30)
     result = session.run("trap '' INT; echo looping; while :; do :; done", 1)

@@ -212,6 +212,8 @@ class ShellSession:
             status = TIMEOUT_EXIT if status is None else status
             self._kill()
             self.pending = f"ended with exit status {status}"
+            if timed_out:
+                notes.append(f"interrupted after the {timeout:g}s timeout")
             notes.append(EXITED.format(code=status, cwd=self.cwd))
         elif state == "done":
             self.carry = {"stdout": out.after, "stderr": err.after}
