@@ -5,6 +5,10 @@ Authorship comes from workspace snapshots taken around every agent command and e
 a change seen across an agent command is the agent's, one seen across `harness_abandon` the harness's.
 Binaries named in the task's `masked_tools` metadata are taken off the PATH of agent commands
 (`mask.py`); with `verify_goal` a blocked task is scored by the verifier (goal reached anyway).
+
+The agent's `bash` calls share one shell per episode (`shell.py`): working directory, variables and
+background jobs persist between calls. Setup steps, the file tools, the harness's abandon file and
+the verifier each run in their own sandboxed process, never in the agent's shell.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from harnessx.envs.base import (VERIFY_GOAL, AbandonSpec, EnvStart, StateChange,
 from harnessx.envs.terminal import hosting, mask, tools, verifier
 from harnessx.envs.terminal.loader import load_spec
 from harnessx.envs.terminal.sandbox import Layout, Sandbox, make_sandbox
+from harnessx.envs.terminal.shell import ShellSession
 from harnessx.envs.terminal.spec import TaskSpec
 from harnessx.envs.terminal.workspace import Workspace, diff, is_forbidden
 from harnessx.errors import EnvironmentFailure
@@ -50,10 +55,11 @@ class TerminalEnv:
         self.spec: TaskSpec | None = None
         self.ws: Workspace | None = None
         self.box: Sandbox | None = None
+        self.shell: ShellSession | None = None  # the agent's shell, started at its first `bash` call
         self.abandon = AbandonSpec(mode="file")
         self.authors: dict[str, str] = {}
         self.forbidden_changes: list[StateChange] = []
-        self.path_prefix = ""  # masked binaries: agent commands run with a PATH that lacks them
+        self.path_prefix = ""  # masked binaries: the agent's shell starts with a PATH that lacks them
 
     # --- episode setup --------------------------------------------------------------------------
     async def reset(self, task: Task, abandon: AbandonSpec) -> EnvStart:
@@ -71,6 +77,7 @@ class TerminalEnv:
         self.build()
         hidden = masked_tools(task)
         self.path_prefix = mask.command_prefix(mask.write_links(self.ws.mounts["/tmp"], hidden)) if hidden else ""
+        self.shell = ShellSession(self.box, spec.workdir, init=self.path_prefix, timeout=self.agent_limit())
         return EnvStart(tools=list(tools.TOOLS), observation=spec.instruction, evidence=evidence_at_start(task))
 
     def build(self) -> None:
@@ -99,11 +106,20 @@ class TerminalEnv:
         assert self.spec
         return path if path.startswith("/") else f"{self.spec.workdir}/{path}"
 
-    def tracked(self, author: str, command: str, timeout: float) -> tuple[str, bool, list[StateChange]]:
-        """Run a sandbox command between two snapshots; attribute every change to `author`."""
+    def agent_limit(self) -> float:
+        return float(self.spec.config.agent.timeout_sec) if self.spec else tools.DEFAULT_TIMEOUT
+
+    def tracked(self, author: str, command: str, timeout: float,
+                in_shell: bool = False) -> tuple[str, bool, list[StateChange]]:
+        """Run a command between two snapshots (in the agent's shell, or a process of its own);
+        attribute every change to `author`."""
         assert self.box and self.ws and self.spec and self.task
         before = self.ws.snapshot()
-        result = self.box.run(command, timeout, cwd=self.spec.workdir)
+        if in_shell:
+            assert self.shell is not None
+            result = self.shell.run(command, timeout)
+        else:
+            result = self.box.run(command, timeout, cwd=self.spec.workdir)
         changes = []
         for path, kind in diff(before, self.ws.snapshot()):
             change = StateChange(target=path, change=kind, forbidden=is_forbidden(path, self.task.forbidden))
@@ -118,9 +134,10 @@ class TerminalEnv:
         if call.name == "bash":
             if not isinstance(args.get("command"), str):
                 raise ValueError("'command' must be a string")
-            limit = self.spec.config.agent.timeout_sec if self.spec else tools.DEFAULT_TIMEOUT
+            if "\x00" in args["command"]:  # bash cannot hold a NUL byte; it would cut the command short
+                raise ValueError("'command' must not contain NUL bytes")
             timeout = float(args.get("timeout") or tools.DEFAULT_TIMEOUT)
-            return self.path_prefix + args["command"], max(1.0, min(timeout, limit))
+            return args["command"], max(1.0, min(timeout, self.agent_limit()))  # masked PATH: set at shell start
         if not isinstance(args.get("path"), str):
             raise ValueError("'path' must be a string")
         path = shlex.quote(self.absolute(args["path"]))
@@ -138,7 +155,7 @@ class TerminalEnv:
             command, timeout = self.command_for(call)
         except ValueError as exc:
             return StepOutcome(observation=f"Error: {exc}", error=True)
-        observation, failed, changes = self.tracked("agent", command, timeout)
+        observation, failed, changes = self.tracked("agent", command, timeout, in_shell=call.name == "bash")
         artifact = None
         if self.abandon.mode == "file" and any(c.target == self.abandon_path and c.change != "deleted" for c in changes):
             artifact = self.read_abandon()
@@ -181,6 +198,9 @@ class TerminalEnv:
         return 1.0 if agent_wrote and not self.forbidden_changes else 0.0
 
     async def cleanup(self) -> None:
+        if self.shell is not None:  # first: the shell's processes live in the sandbox
+            self.shell.close()
+            self.shell = None
         if self.box is not None:
             self.box.stop()
             self.box = None

@@ -51,5 +51,5 @@ def write_links(tmp_host: Path, masked: frozenset[str]) -> str:
 
 
 def command_prefix(path_dir: str) -> str:
-    """Shell text placed before each agent command of a masked episode."""
+    """Shell text run when a masked episode's agent shell starts."""
     return f"export PATH={path_dir}; hash -r; "

@@ -10,9 +10,11 @@ DEFAULT_TIMEOUT = 180.0
 
 TOOLS = [
     ToolSpec(name="bash", description=(
-        "Run a bash command in the task's Linux sandbox (working directory /app, no network). Each call is "
-        "a fresh shell: files persist, variables and background processes do not. Returns the exit code, "
-        "stdout and stderr (long output is truncated in the middle)."),
+        "Run a bash command in the task's Linux sandbox (working directory /app at first, no network). All "
+        "calls share one shell: the working directory, variables and background processes persist between "
+        "calls. A command that runs past its timeout is interrupted; one that exits the shell ends it and the "
+        "next call starts a fresh shell (the result says so). Returns the exit code, stdout and stderr (long "
+        "output is truncated in the middle)."),
         parameters={"type": "object", "properties": {
             "command": {"type": "string", "description": "the bash command(s) to run"},
             "timeout": {"type": "number", "description": f"seconds before the command is killed "
@@ -36,7 +38,8 @@ def truncate(text: str, limit: int = STREAM_LIMIT) -> str:
 
 def render_result(result: ExecResult, timeout: float) -> str:
     parts = [f"exit_code: {result.exit_code}"]
-    if result.timed_out:
+    parts += [f"({note})" for note in result.notes]  # what happened to the shell: kept, restarted, exited
+    if result.timed_out and not result.notes:
         parts.append(f"(killed after the {timeout:g}s timeout)")
     parts.append("stdout:\n" + truncate(result.stdout))
     if result.stderr:

@@ -49,6 +49,23 @@ class ExecResult:
     stderr: str
     timed_out: bool = False
     duration_s: float = 0.0
+    notes: tuple[str, ...] = ()  # what happened to the episode's shell (kept, restarted, exited)
+
+
+class ShellProcess(Protocol):
+    """A long-lived shell in a sandbox: bytes in on stdin, (stream name, bytes) out, b"" at a stream's end."""
+
+    def send(self, data: bytes) -> bool: ...
+
+    def read(self, timeout: float) -> list[tuple[str, bytes]]: ...
+
+    def locate(self, shell_pid: int | None = None) -> None: ...
+
+    def interrupt(self) -> bool: ...
+
+    def exit_code(self, timeout: float) -> int | None: ...
+
+    def kill(self) -> None: ...
 
 
 class Sandbox(Protocol):
@@ -57,6 +74,8 @@ class Sandbox(Protocol):
     def start(self, layout: Layout) -> None: ...
 
     def run(self, command: str, timeout: float, cwd: str = "/app") -> ExecResult: ...
+
+    def open_shell(self, cwd: str, timeout: float) -> ShellProcess: ...  # the episode's long-lived shell
 
     def stop(self) -> None: ...
 

@@ -1,4 +1,4 @@
-"""bubblewrap backend: one `bwrap` process per command.
+"""bubblewrap backend: one `bwrap` process per command, or one long-lived shell (`open_shell`).
 
 Fresh namespaces (pid, ipc, uts, net: loopback only), all capabilities dropped, an empty root made
 read-only after the host's system directories are bound read-only and the workspace read-write.
@@ -10,6 +10,7 @@ import shutil
 
 from harnessx.envs.terminal.sandbox import host
 from harnessx.envs.terminal.sandbox.base import ExecResult, Layout, run_process
+from harnessx.envs.terminal.sandbox.pipes import PipeShell
 from harnessx.errors import EnvironmentFailure
 
 
@@ -26,7 +27,8 @@ class BwrapSandbox:
     def start(self, layout: Layout) -> None:
         self.layout = layout
 
-    def argv(self, command: str, cwd: str) -> list[str]:
+    def argv(self, command: str | None, cwd: str) -> list[str]:
+        """The launcher for one command, or (command None) for a shell reading commands on stdin."""
         assert self.layout is not None, "start() first"
         args = [self.binary, "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net",
                 "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
@@ -42,11 +44,17 @@ class BwrapSandbox:
         args += ["--ro-bind", str(host.toolbin()), host.TOOLBIN, "--remount-ro", "/", "--chdir", cwd, "--clearenv"]
         for key, value in host.base_env(self.layout.env).items():
             args += ["--setenv", key, value]
-        return args + ["--", "/bin/bash", "-c", command]
+        shell = ["/bin/bash", "--noprofile", "--norc"]
+        return args + ["--"] + (shell if command is None else ["/bin/bash", "-c", command])
 
     def run(self, command: str, timeout: float, cwd: str = "/app") -> ExecResult:
         assert self.layout is not None, "start() first"
         return run_process(self.argv(command, cwd), timeout, self.layout.limits)
+
+    def open_shell(self, cwd: str, timeout: float) -> PipeShell:
+        """A shell in a fresh sandbox of this layout; bwrap's init leads the shell's process group."""
+        assert self.layout is not None, "start() first"
+        return PipeShell(self.argv(None, cwd), self.layout.limits, timeout)
 
     def stop(self) -> None:
         self.layout = None

@@ -1,4 +1,5 @@
-"""Docker backend through the Docker SDK: one container per episode, `network_mode=none`.
+"""Docker backend through the Docker SDK: one container per episode, `network_mode=none`; commands are
+execs in it, the agent's shell one long-lived exec (`docker_shell.py`).
 
 The container runs the task's image when it exists locally, else the base image (default
 `harnessx/base:local`, built by `.ci/docker.sh`). An image labelled `harnessx.host-mounts=1` is a
@@ -88,6 +89,13 @@ class DockerSandbox:
         code = result.exit_code
         return ExecResult(code, (out or b"").decode(errors="replace"), (err or b"").decode(errors="replace"),
                           code == TIMEOUT_EXIT, time.monotonic() - started)
+
+    def open_shell(self, cwd: str, timeout: float):
+        """The episode's long-lived shell, an exec in this container."""
+        assert self.container is not None, "start() first"
+        from harnessx.envs.terminal.sandbox.docker_shell import DockerShell
+
+        return DockerShell(self.client, self.container, cwd)
 
     def stop(self) -> None:
         if self.container is not None:

@@ -1,4 +1,5 @@
-"""unshare fallback (root only): `unshare` + a mount script + `chroot`, one process per command.
+"""unshare fallback (root only): `unshare` + a mount script + `chroot`, one process per command or
+one long-lived shell (`open_shell`).
 
 New mount, pid, ipc, uts and net namespaces (loopback only); the new root is a tmpfs holding
 read-only binds of the host's system directories, a minimal /dev, and the workspace read-write. It
@@ -14,6 +15,7 @@ import tempfile
 
 from harnessx.envs.terminal.sandbox import host
 from harnessx.envs.terminal.sandbox.base import ExecResult, Layout, run_process
+from harnessx.envs.terminal.sandbox.pipes import PipeShell
 from harnessx.errors import EnvironmentFailure
 
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
@@ -71,11 +73,18 @@ class UnshareSandbox:
                      f'/usr/bin/env -i {env} /bin/bash -c \'cd "$1" && exec /bin/bash -c "$0"\' "$1" "$2"')
         return "\n".join(lines)
 
+    def argv(self, command: str, cwd: str) -> list[str]:
+        return ["unshare", "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child",
+                "--propagation", "private", "/bin/sh", "-c", self.script(), "sandbox", command, cwd]
+
     def run(self, command: str, timeout: float, cwd: str = "/app") -> ExecResult:
         assert self.layout is not None, "start() first"
-        argv = ["unshare", "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child",
-                "--propagation", "private", "/bin/sh", "-c", self.script(), "sandbox", command, cwd]
-        return run_process(argv, timeout, self.layout.limits)
+        return run_process(self.argv(command, cwd), timeout, self.layout.limits)
+
+    def open_shell(self, cwd: str, timeout: float) -> PipeShell:
+        """A long-lived shell (pid 1 of its namespace) that leads its own process group (`setsid`)."""
+        assert self.layout is not None, "start() first"
+        return PipeShell(self.argv("exec setsid /bin/bash --noprofile --norc", cwd), self.layout.limits, timeout)
 
     def stop(self) -> None:
         if self.newroot:
