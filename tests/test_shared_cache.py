@@ -36,3 +36,11 @@ def test_the_key_holds_the_server_and_the_sampling_defaults():
     assert ModelClient("openai/x").identity == "openai/x"  # default sampling adds nothing to a key
     # a simulated model's key names its profile's contents (tests/test_sim_cache_identity.py)
     assert ModelClient("sim/baseline").identity.startswith("sim/baseline#")
+
+
+def test_a_terminal_rollout_key_names_the_shell_semantics():
+    from harnessx.agent.runner import Runner
+    from harnessx.envs.terminal.suite import TerminalSuite
+
+    runner = Runner(TerminalSuite(), ModelClient("sim/baseline"))
+    assert runner.model_id == ModelClient("sim/baseline").identity + "|terminal=shell-v2"

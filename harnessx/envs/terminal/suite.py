@@ -39,5 +39,9 @@ class TerminalSuite:
                    for t in self._tasks if t.metadata.get("load_error")]
         return valid + invalid
 
+    # What a rollout key holds about this environment's behaviour: bumped when the agent's tools change
+    # meaning (v2: one persistent shell per episode), so a cache never serves an older shell's rollouts.
+    rollout_identity = "|terminal=shell-v2"
+
     def make_env(self) -> TerminalEnv:
         return TerminalEnv(self.sandbox, self.sandbox_options)
