@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import asyncio
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from harnessx.errors import InputError
 from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness
 from harnessx.search.acceptance import Paired, Verdict, _describe
@@ -74,7 +75,17 @@ class Sequential:
     max_share: float = 1.0   # new tasks a proposal may buy per visit, as a share of the split
     keep: float = 0.5        # share of survivors (rounded down, at least one) that buys the next rung
     cap: float = 0.9         # largest bet
+    design: str = "screen"   # screen: screen-then-confirm (harnessx/search/screening.py); halving: the above
+    early: bool = False      # screen: a confirmation e-value >= 2 / alpha accepts at a look (final test at alpha / 2)
+    futility: float = 0.0    # screen: a look stops the challenger when its confirmation mean Δ is <= this
+    extra_seeds: int = 1     # screen: seeds a promising, undecided challenger may add (each one more test look)
+    promising: float = 0.3   # screen: ... when its p at the last look is below this
     name: str = "sequential"
+    tested: set = field(default_factory=set, repr=False)  # (incumbent, challenger) hashes confirmed so far
+
+    def __post_init__(self) -> None:
+        if self.design not in ("screen", "halving"):
+            raise InputError("--accept sequential", f"unknown design {self.design!r}", "screen or halving")
 
     def _first(self, n_all: int) -> int:
         return min(n_all, max(8, math.ceil(self.first * n_all)))
@@ -105,6 +116,9 @@ class Sequential:
         return await arena.evaluate(incumbent, max(paid, self._first(len(arena.tasks))))
 
     async def judge(self, incumbent: Harness, proposals: list[Harness], arena: Arena) -> list[Verdict]:
+        if self.design == "screen":
+            from harnessx.search.screening import judge_screened
+            return await judge_screened(self, incumbent, proposals, arena)
         n_all, k = len(arena.tasks), max(1, len(proposals))
         order = [t.id for t in arena.tasks]
         key = arena.objective.value_key
