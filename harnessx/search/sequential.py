@@ -1,9 +1,15 @@
-"""`sequential`: adaptive paired acceptance with an anytime-valid test and successive halving.
+"""`sequential`: adaptive paired acceptance, in two designs (`design`).
 
-Per round, every proposal meets the incumbent on the same tasks and seeds, in the arena's
-stratified order (blocked and feasible interleaved, so every prefix is a set of pairs). Evidence
-grows in rungs (a fifth of the split, then doubling, up to the split); after
-each rung:
+`screen` (default; harnessx/search/screening.py): the round's proposals meet the incumbent on a
+screening fifth of the split, only the best one is tested, on the remaining (fresh) tasks, by a
+one-sided paired sign-flip test at alpha (one challenger: no Bonferroni over K), with futility
+looks that stop it early and, while it is promising but undecided, one extra seed per task (a
+second test look; the looks share alpha). Built for real rollout noise (harnessx/sim/pairing.py).
+
+`halving` (the earlier design): per round, every proposal meets the incumbent on the same tasks
+and seeds, in the arena's stratified order (blocked and feasible interleaved, so every prefix is
+a set of pairs). Evidence grows in rungs (a fifth of the split, then doubling, up to the split);
+after each rung:
 
 - the per-task differences d_i = challenger − incumbent (the objective's value, in [-1, 1]) feed
   a betting martingale K_t = prod(1 + lambda_i d_i) with a predictable, Kelly-style bet
