@@ -5,7 +5,8 @@ exactly like the incumbent. The simulator's default pairing (common random numbe
 copy the incumbent's very outcomes, so the null runs on the profile's `pairing: text` variant:
 each copy draws its own rollouts, as a real model's would. Any acceptance is a false accept. Per
 replicate (rollout seed): R0 + 8 rounds x 3 copies, one rollout per task, the paper's shape;
-`greedy`, `paired` and `sequential` judge the same copies on a shared rollout cache.
+`greedy`, `paired` and `sequential` (its default, screen design) judge the same copies on a shared
+rollout cache.
 
     python bench/search_null.py [--seeds 20] [--sources 10] [--model sim/baseline]
 """
