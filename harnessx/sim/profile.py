@@ -149,7 +149,8 @@ class Profile(BaseModel):
     def behaviour_digest(self) -> str:
         """Every field, the ones kept out of `digest` included: what a rollout's cache key holds."""
         hidden = {name: getattr(self, name) for name, field in type(self).model_fields.items() if field.exclude}
-        raw = json.dumps([self.model_dump(mode="json"), hidden], sort_keys=True, default=str)
+        shown = self.model_dump(mode="json", exclude={"rho"} if self.rho == 1.0 else None)  # as in `digest`
+        raw = json.dumps([shown, hidden], sort_keys=True, default=str)
         return hashlib.sha256(raw.encode()).hexdigest()[:12]
 
 
