@@ -15,10 +15,10 @@ import litellm
 
 from harnessx.sim import cf, kapro, pairing, policy, probes
 from harnessx.sim.conversation import TEXT_TOOL_MARKER, read, text_tool_names
-from harnessx.sim.cues import active_cues, cue_table, handoff_text, mechanism, shifts
+from harnessx.sim.cues import active_cues, handoff_text, mechanism, shifts
 from harnessx.sim.decision import Decision, decide
 from harnessx.sim.plan import Plan, build_plan
-from harnessx.sim.profile import Profile, load_profile, stable_seed
+from harnessx.sim.profile import Profile, load_profile
 
 NO_CHANNEL = "I can only act inside a HarnessX episode (no simulator side channel was sent)."
 
