@@ -37,8 +37,10 @@ from harnessx.envs.registry import get_suite
 from harnessx.harness import Harness
 from harnessx.models.client import ModelClient
 from harnessx.search import Arena, Search, SearchConfig, get_objective, load_space
+from harnessx.search.acceptance import make_acceptance
 from harnessx.search.gepa import optimize_with_gepa
 from harnessx.sim import ground_truth
+from harnessx.sim.pairing import with_rho
 
 STRATEGIES = ("paper", "paired", "sequential", "gepa")
 RULES = {"paper": "greedy", "paired": "paired", "sequential": "sequential"}
@@ -85,11 +87,12 @@ class Truth:
         return statistics.mean(d) < -max(2 * se, 1e-9)
 
 
-def run_search(rule: str, seed: int, suite, args, tmp: Path, cache: Path, profile: str):
-    config = SearchConfig(objective="joint", env=suite.name, model=f"sim/{profile}", accept=rule, seed=seed,
+def run_search(rule: str, seed: int, suite, args, tmp: Path, cache: Path, model: str):
+    config = SearchConfig(objective="joint", env=suite.name, model=model, accept=rule, seed=seed,
                           rounds=args.rounds, proposals=args.proposals, runs_dir=str(tmp), name=f"{rule}-{seed}",
                           tracking_uri=None)
-    search = Search(config, suite=suite)
+    options = args.sequential if rule == "sequential" else {}
+    search = Search(config, suite=suite, acceptance=make_acceptance(rule, **options) if options else None)
     search.dir.prepare(search.config_record(), resume=False)
     run_dir = search.dir.path
     (run_dir / "rollouts").symlink_to(cache, target_is_directory=True)  # rollouts are shared, counts are not
@@ -99,16 +102,21 @@ def run_search(rule: str, seed: int, suite, args, tmp: Path, cache: Path, profil
     return result.summary["rollouts"], result.selected.harness, accepted, result.summary["rounds_done"]
 
 
-def run_gepa(budget: int, seed: int, suite, cache: Path, profile: str):
-    runner = Runner(suite, ModelClient(f"sim/{profile}"), RolloutCache(cache), concurrency=16)
+def run_gepa(budget: int, seed: int, suite, cache: Path, model: str):
+    runner = Runner(suite, ModelClient(model), RolloutCache(cache), concurrency=16)
     arena = Arena(runner, suite.tasks("search"), get_objective("joint"), [seed * 1000], order_seed=seed)
     result, harnesses = optimize_with_gepa(arena, load_space().initial(), load_space(), budget, seed=seed)
     return arena.rollouts, harnesses[result.best_idx]
 
 
-def job(env: str, profile: str, seed: int, args) -> dict:
-    """All strategies for one (suite, world, search seed): the measured figures per strategy."""
+def job(env: str, profile: str, rho: float, seed: int, args) -> dict:
+    """All strategies for one (suite, world, noise, search seed): the measured figures per strategy.
+
+    The searches meet `sim/<profile>` at pairing rho (1 = common random numbers, no rollout noise
+    between harnesses; < 1: harnessx/sim/pairing.py); ground truth is the world's expectation, the
+    same at every rho, estimated under common random numbers (paired differences with a small SE)."""
     started = time.monotonic()
+    model = with_rho(profile, rho)
     sizes = {"search": args.tasks[env], "heldout": args.heldout[env]}
     suite = Subset(get_suite(env), sizes)
     search_truth, held_truth = (Truth(suite, profile, s, args.gt_epochs) for s in ("search", "heldout"))
@@ -117,29 +125,29 @@ def job(env: str, profile: str, seed: int, args) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         cache = Path(tmp) / "cache"
         cache.mkdir()
-        for name in STRATEGIES:
+        for name in args.strategies:
             if name == "gepa":
-                spent, chosen = run_gepa(rows["sequential"]["rollouts"], seed, suite, cache, profile)
+                spent, chosen = run_gepa(rows["sequential"]["rollouts"], seed, suite, cache, model)
                 accepted, rounds = [], args.rounds
             else:
                 spent, chosen, accepted, rounds = run_search(RULES[name], seed, suite, args, Path(tmp) / name,
-                                                             cache, profile)
+                                                             cache, model)
             harmful = sum(search_truth.harmful(c, p) for c, p in accepted)
             rows[name] = {"rollouts": spent, "gain_search": search_truth.value(chosen) - search_truth.value(r0),
                           "gain_heldout": held_truth.value(chosen) - held_truth.value(r0),
                           "accepted": len(accepted), "harmful": harmful, "rounds": max(rounds, 1)}
-    out = {"env": env, "profile": profile, "seed": seed, "sizes": sizes, "rows": rows,
+    out = {"env": env, "profile": profile, "rho": rho, "seed": seed, "sizes": sizes, "rows": rows,
            "wall": time.monotonic() - started, "r0": (search_truth.value(r0), held_truth.value(r0))}
-    print(f"  done {env}/{profile}/seed {seed} in {out['wall']:.0f}s: " + "; ".join(
+    print(f"  done {env}/{profile}/rho {rho:g}/seed {seed} in {out['wall']:.0f}s: " + "; ".join(
         f"{n} {r['rollouts']} rollouts, gain {r['gain_search']:+.3f}/{r['gain_heldout']:+.3f}, "
         f"harmful {r['harmful']}/{r['accepted']}" for n, r in rows.items()), flush=True)
     return out
 
 
 def merge(outs: list[dict]) -> dict:
-    """Per-seed job outputs of one (suite, world) into per-strategy lists."""
+    """Per-seed job outputs of one (suite, world, noise) into per-strategy lists."""
     first = outs[0]
-    return {**first, "rows": {s: [o["rows"][s] for o in outs] for s in STRATEGIES},
+    return {**first, "rows": {s: [o["rows"][s] for o in outs] for s in first["rows"]},
             "wall": sum(o["wall"] for o in outs), "r0": first["r0"], "seeds": len(outs)}
 
 
@@ -154,13 +162,15 @@ def ratio_ci(x: list[float], y: list[float]) -> tuple[float, float, float]:
 
 
 def report(out: dict, args) -> None:
-    rows, paper = out["rows"], out["rows"]["paper"]
-    print(f"\n== world sim/{out['profile']} on {out['env']} ({out['sizes']['search']} search / {out['sizes']['heldout']} "
+    rows = out["rows"]
+    paper = rows.get("paper") or next(iter(rows.values()))  # the reference (paper unless left out)
+    noise = "common random numbers" if out["rho"] == 1 else f"pairing partial, rho {out['rho']:g}"
+    print(f"\n== world sim/{out['profile']} ({noise}) on {out['env']} ({out['sizes']['search']} search / {out['sizes']['heldout']} "
           f"held-out tasks), R0 + {args.rounds} x {args.proposals}, {out['seeds']} seeds, ground truth {args.gt_epochs} "
           f"epochs: R0 joint {out['r0'][0]:.3f} search / {out['r0'][1]:.3f} held-out; cpu-wall {out['wall']:.0f}s")
     print(f"  {'strategy':11} {'rollouts':>9} {'GT gain search':>15} {'GT gain held-out':>17} {'gain/1k':>8} "
           f"{'harmful/accepted':>17} {'harmful rounds':>15}   ratios to paper [95% CI]: rollouts | gain search | gain held-out | gain/1k")
-    for name in STRATEGIES:
+    for name in rows:
         data = rows[name]
         get = {k: [d[k] for d in data] for k in data[0]}
         per_1k = [1000 * g / r for g, r in zip(get["gain_search"], get["rollouts"])]
@@ -187,24 +197,36 @@ def main() -> None:
     parser.add_argument("--retail-tasks", type=int, default=48)
     parser.add_argument("--terminal-tasks", type=int, default=12)
     parser.add_argument("--heldout-tasks", type=int, default=24)
+    parser.add_argument("--rho", default="0.5,1",
+                        help="pairing of the searches' rollouts, comma-separated: 1 = common random numbers "
+                             "(no noise between harnesses), < 1 = partial (harnessx/sim/pairing.py)")
+    parser.add_argument("--strategies", default=",".join(STRATEGIES), help="a subset of " + ",".join(STRATEGIES))
+    parser.add_argument("--sequential", default="", help="options of the sequential rule, e.g. design=halving,early=1")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
+    args.sequential = {k: (v if k == "design" else float(v)) for k, v in
+                       (kv.split("=", 1) for kv in filter(None, args.sequential.split(",")))}
+    args.strategies = [s for s in STRATEGIES if s in args.strategies.split(",")]
+    if "gepa" in args.strategies and "sequential" not in args.strategies:
+        parser.error("--strategies: gepa needs sequential (its budget)")
     args.tasks = {"retail": args.retail_tasks, "terminal": args.terminal_tasks}
     args.heldout = {"retail": args.heldout_tasks, "terminal": min(args.heldout_tasks, 12)}
     for env in args.envs.split(","):
         args.tasks.setdefault(env, args.retail_tasks)
         args.heldout.setdefault(env, args.heldout_tasks)
     started = time.monotonic()
-    jobs = [(e, w, seed) for e in args.envs.split(",") for w in args.worlds.split(",") for seed in range(args.seeds)]
-    jobs.sort(key=lambda j: (j[0] == "terminal", j[2]))  # the fast suite first: figures arrive early
+    rhos = [float(r) for r in args.rho.split(",")]
+    jobs = [(e, w, r, seed) for e in args.envs.split(",") for r in rhos for w in args.worlds.split(",")
+            for seed in range(args.seeds)]
+    jobs.sort(key=lambda j: (j[0] == "terminal", j[2] == 1.0, j[3]))  # the fast suite and the noisy worlds first
     print(f"search efficiency: {len(jobs)} (suite, world, seed) jobs, {args.workers} worker(s), cores {os.cpu_count()}, "
           f"objective joint, simulated agent (numbers test the search, not a model)", flush=True)
-    groups: dict[tuple[str, str], list[dict]] = {}
+    groups: dict[tuple[str, str, float], list[dict]] = {}
     with ProcessPoolExecutor(args.workers) as pool:
-        futures = [pool.submit(job, e, w, seed, args) for e, w, seed in jobs]
-        for future in as_completed(futures):  # a (suite, world) table as soon as its seeds are in
+        futures = [pool.submit(job, e, w, r, seed, args) for e, w, r, seed in jobs]
+        for future in as_completed(futures):  # a (suite, world, noise) table as soon as its seeds are in
             out = future.result()
-            group = groups.setdefault((out["env"], out["profile"]), [])
+            group = groups.setdefault((out["env"], out["profile"], out["rho"]), [])
             group.append(out)
             if len(group) == args.seeds:
                 report(merge(sorted(group, key=lambda o: o["seed"])), args)

@@ -5,7 +5,8 @@ exactly like the incumbent. The simulator's default pairing (common random numbe
 copy the incumbent's very outcomes, so the null runs on the profile's `pairing: text` variant:
 each copy draws its own rollouts, as a real model's would. Any acceptance is a false accept. Per
 replicate (rollout seed): R0 + 8 rounds x 3 copies, one rollout per task, the paper's shape;
-`greedy`, `paired` and `sequential` judge the same copies on a shared rollout cache.
+`greedy`, `paired` and `sequential` (its default, screen design) judge the same copies on a shared
+rollout cache.
 
     python bench/search_null.py [--seeds 20] [--sources 10] [--model sim/baseline]
 """
@@ -16,6 +17,7 @@ import argparse
 import asyncio
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 from harnessx.stats import wilson
 
@@ -56,6 +58,10 @@ async def replicate(seed: int, args, cache_dir: str) -> dict[str, int]:
     return accepted
 
 
+def run_replicate(job: tuple) -> dict[str, int]:
+    return asyncio.run(replicate(*job))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=20)
@@ -64,12 +70,13 @@ def main() -> None:
     parser.add_argument("--proposals", type=int, default=3)
     parser.add_argument("--objective", default="joint")
     parser.add_argument("--model", default="sim/baseline")
+    parser.add_argument("--workers", type=int, default=2, help="replicates run in this many processes")
     args = parser.parse_args()
     started = time.monotonic()
     totals = {"greedy": 0, "paired": 0, "sequential": 0}
-    with tempfile.TemporaryDirectory() as tmp:
-        for seed in range(args.seeds):
-            for name, hits in asyncio.run(replicate(seed, args, f"{tmp}/{seed}")).items():
+    with tempfile.TemporaryDirectory() as tmp, ProcessPoolExecutor(args.workers) as pool:
+        for result in pool.map(run_replicate, [(seed, args, f"{tmp}/{seed}") for seed in range(args.seeds)]):
+            for name, hits in result.items():
                 totals[name] += hits
     rounds = args.seeds * args.rounds
     print(f"null test: {args.seeds} replicates x {args.rounds} rounds x {args.proposals} copies, "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from harnessx.errors import InputError
 from harnessx.search import make_acceptance
 from harnessx.search.proposers.rules import RulesProposer
 from harnessx.search.sequential import Sequential, bets, max_wealth, wealth_path
@@ -40,7 +41,7 @@ def _round(proposals: dict[str, tuple[list[int], list[int]]], incumbent=([0] * N
     evals.update({name: evaluation(name, tasks, *flags) for name, flags in proposals.items()})
     arena = FakeArena({ev.harness.hash: ev for ev in evals.values()})
     harnesses = [evals[n].harness for n in proposals]
-    rule = make_acceptance("sequential")
+    rule = make_acceptance("sequential", design="halving")  # the successive-halving design (screen: its own file)
     import asyncio
     return asyncio.run(rule.judge(evals["inc"].harness, harnesses, arena)), arena
 
@@ -72,6 +73,9 @@ def test_harmful_proposal_is_refuted_and_a_weak_positive_is_undecided():
 def test_sequential_accepts_under_its_alpha_only():
     rule = Sequential(alpha=0.05)
     assert rule.name == "sequential" and make_acceptance("sequential", alpha=0.01).alpha == 0.01
+    assert rule.design == "screen" and rule.extra_seeds == 1
+    with pytest.raises(InputError, match="design"):
+        Sequential(design="bogus")
 
 
 def test_undecided_edits_come_back_refuted_ones_never():

@@ -91,6 +91,7 @@ class _Episode:
         model = self.planner_model if role == "planner" and self.planner_model else self.model
         if model.simulated:
             metadata["harnessx"]["sim"] = sim_side_channel(self.task)
+            metadata["harnessx"]["harness"] = self.harness.hash  # keys `pairing: partial` re-draws (sim/pairing.py)
         sw = self.harness.switches
         tool_schemas = [t.openai() for t in self.rendered.tools] if tools else None
         seed = call_seed(self.seed, self.consecutive_malformed)

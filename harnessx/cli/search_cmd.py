@@ -59,8 +59,8 @@ def search(
     meta_api_base: str = typer.Option(None, "--meta-api-base", help="OpenAI-compatible server of the meta-model "
                                       "(default: --api-base), e.g. harnessx local serve's URL."),
     accept: str = typer.Option("paired", "--accept", help="Acceptance rule: paired (paired test + Holm + racing), "
-                               "sequential (anytime-valid betting test + successive halving, evaluates few tasks "
-                               "per proposal) or greedy (the paper's: best proposal if its objective is higher)."),
+                               "sequential (screens the proposals on a fifth of the tasks, tests the best one on "
+                               "the rest, an extra seed while promising) or greedy (the paper's: best proposal if its objective is higher)."),
     rounds: int = typer.Option(8, "--rounds", min=0, help="Rounds after R0."),
     proposals: int = typer.Option(3, "--proposals", min=1, help="Proposals per round."),
     epochs: int = typer.Option(1, "--epochs", min=1, help="Rollouts per task (seeds), the same for every candidate."),

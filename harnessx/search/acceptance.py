@@ -7,9 +7,9 @@ challenger and incumbent on the same tasks and seeds, per-task differences, a on
 test with Holm's correction over the round's proposals, racing (a smoke subset, then half the
 tasks) to stop clear losers early, and, for `joint`, a veto on a significant regression in either
 stratum. Both record p-values and a bootstrap CI of the mean per-task difference. `sequential`
-(harnessx/search/sequential.py) is the adaptive rule: an anytime-valid betting test that looks
-after every rung, successive halving across the round's proposals, and undecided verdicts that
-let the proposer bring an edit back with the evidence it already paid for.
+(harnessx/search/sequential.py) is the adaptive rule: by default it screens the round's proposals
+on a fifth of the split and tests only the best one on fresh tasks (harnessx/search/screening.py);
+its `halving` design is the anytime-valid betting test with successive halving.
 """
 
 from __future__ import annotations

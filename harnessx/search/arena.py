@@ -58,19 +58,20 @@ class Arena:
             n += 1
         return n
 
-    def _keys(self, harness: Harness, tasks: list[Task]) -> set[str]:
-        return {rollout_key(harness, t, s, self.runner.model_id) for t in tasks for s in self.seeds}
+    def _keys(self, harness: Harness, tasks: list[Task], seeds: list[int] | None = None) -> set[str]:
+        return {rollout_key(harness, t, s, self.runner.model_id) for t in tasks for s in seeds or self.seeds}
 
     async def evaluate(self, harness: Harness, n_tasks: int | None = None) -> Evaluation:
         """Evaluate on the first `n_tasks` tasks (all by default) × every seed."""
         return await self.evaluate_on(harness, self.prefix(n_tasks or len(self.tasks)))
 
-    async def evaluate_on(self, harness: Harness, tasks: list[Task]) -> Evaluation:
-        """Evaluate on the given search tasks × every seed (memoised, budgeted)."""
-        memo_key = (harness.hash, tuple(t.id for t in tasks))
+    async def evaluate_on(self, harness: Harness, tasks: list[Task], seeds: list[int] | None = None) -> Evaluation:
+        """Evaluate on the given search tasks × every seed (or the `seeds` given; memoised, budgeted)."""
+        seeds = list(seeds) if seeds is not None else self.seeds
+        memo_key = (harness.hash, tuple(t.id for t in tasks)) + ((tuple(seeds),) if seeds != self.seeds else ())
         if memo_key in self._memo:
             return self._memo[memo_key]
-        new = self._keys(harness, tasks) - self.spent.keys() - self._pending
+        new = self._keys(harness, tasks, seeds) - self.spent.keys() - self._pending
         self._check_budget(len(new))
         self._pending |= new  # evaluations run concurrently: reserve before awaiting
 
@@ -81,7 +82,7 @@ class Arena:
                 self.on_rollout(result)
 
         try:
-            evaluation = await evaluate(self.runner, harness, tasks, self.seeds, self.judge, progress=seen)
+            evaluation = await evaluate(self.runner, harness, tasks, seeds, self.judge, progress=seen)
         finally:
             self._pending -= new
         await flush_logging()  # nothing of this loop's LiteLLM logging is carried into GEPA's loops

@@ -1,9 +1,15 @@
-"""`sequential`: adaptive paired acceptance with an anytime-valid test and successive halving.
+"""`sequential`: adaptive paired acceptance, in two designs (`design`).
 
-Per round, every proposal meets the incumbent on the same tasks and seeds, in the arena's
-stratified order (blocked and feasible interleaved, so every prefix is a set of pairs). Evidence
-grows in rungs (a fifth of the split, then doubling, up to the split); after
-each rung:
+`screen` (default; harnessx/search/screening.py): the round's proposals meet the incumbent on a
+screening fifth of the split, only the best one is tested, on the remaining (fresh) tasks, by a
+one-sided paired sign-flip test at alpha (one challenger: no Bonferroni over K), with futility
+looks that stop it early and, while it is promising but undecided, one extra seed per task (a
+second test look; the looks share alpha). Built for real rollout noise (harnessx/sim/pairing.py).
+
+`halving` (the earlier design): per round, every proposal meets the incumbent on the same tasks
+and seeds, in the arena's stratified order (blocked and feasible interleaved, so every prefix is
+a set of pairs). Evidence grows in rungs (a fifth of the split, then doubling, up to the split);
+after each rung:
 
 - the per-task differences d_i = challenger − incumbent (the objective's value, in [-1, 1]) feed
   a betting martingale K_t = prod(1 + lambda_i d_i) with a predictable, Kelly-style bet
@@ -27,10 +33,11 @@ from __future__ import annotations
 
 import asyncio
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from harnessx.errors import InputError
 from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness
 from harnessx.search.acceptance import Paired, Verdict, _describe
@@ -74,7 +81,17 @@ class Sequential:
     max_share: float = 1.0   # new tasks a proposal may buy per visit, as a share of the split
     keep: float = 0.5        # share of survivors (rounded down, at least one) that buys the next rung
     cap: float = 0.9         # largest bet
+    design: str = "screen"   # screen: screen-then-confirm (harnessx/search/screening.py); halving: the above
+    early: bool = False      # screen: a confirmation e-value >= 2 / alpha accepts at a look (final test at alpha / 2)
+    futility: float = 0.0    # screen: a look stops the challenger when its confirmation mean Δ is <= this
+    extra_seeds: int = 1     # screen: seeds a promising, undecided challenger may add (each one more test look)
+    promising: float = 0.3   # screen: ... when its p at the last look is below this
     name: str = "sequential"
+    tested: set = field(default_factory=set, repr=False)  # (incumbent, challenger) hashes confirmed so far
+
+    def __post_init__(self) -> None:
+        if self.design not in ("screen", "halving"):
+            raise InputError("--accept sequential", f"unknown design {self.design!r}", "screen or halving")
 
     def _first(self, n_all: int) -> int:
         return min(n_all, max(8, math.ceil(self.first * n_all)))
@@ -105,6 +122,9 @@ class Sequential:
         return await arena.evaluate(incumbent, max(paid, self._first(len(arena.tasks))))
 
     async def judge(self, incumbent: Harness, proposals: list[Harness], arena: Arena) -> list[Verdict]:
+        if self.design == "screen":
+            from harnessx.search.screening import judge_screened
+            return await judge_screened(self, incumbent, proposals, arena)
         n_all, k = len(arena.tasks), max(1, len(proposals))
         order = [t.id for t in arena.tasks]
         key = arena.objective.value_key

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, field_validator, model_validator
 
 from harnessx.errors import InputError
 from harnessx.tasks import FAMILIES
@@ -82,8 +82,11 @@ class Profile(BaseModel):
     cue_effects: dict[str, dict[str, float]] = Field(default_factory=dict)
     # cue pairs that interact: {"cue_a+cue_b": {rate: extra logit shift when both are active}}
     interactions: dict[str, dict[str, float]] = Field(default_factory=dict)
-    # common: draws depend on (task, seed, choice) only; text: also on the harness text (re-draws)
-    pairing: Literal["common", "text"] = "common"
+    # common: draws depend on (task, seed, choice) only; text: also on the harness text (re-draws);
+    # partial: an episode's draws are the common ones with probability `rho`, else the harness's own
+    # (harnessx/sim/pairing.py)
+    pairing: Literal["common", "text", "partial"] = "common"
+    rho: float = Field(1.0, ge=0.0, le=1.0)
     tokens: Tokens = Field(default_factory=Tokens)
     latency: Latency = Field(default_factory=Latency)
     # several independent tool calls in one reply (harnessx.sim.parallel). It groups calls into
@@ -130,15 +133,24 @@ class Profile(BaseModel):
                                      "(expected 0 <= rate <= 1)")
         return rates
 
+    @model_validator(mode="after")
+    def _rho_needs_partial(self) -> "Profile":
+        if self.rho != 1.0 and self.pairing != "partial":
+            raise ValueError(f"rho = {self.rho} needs pairing: partial (got pairing: {self.pairing})")
+        return self
+
     @property
     def digest(self) -> str:
-        return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:12]
+        # rho at its default is left out, so every profile written before it existed keeps its draws
+        dump = self.model_dump_json(exclude={"rho"} if self.rho == 1.0 else None)
+        return hashlib.sha256(dump.encode()).hexdigest()[:12]
 
     @property
     def behaviour_digest(self) -> str:
         """Every field, the ones kept out of `digest` included: what a rollout's cache key holds."""
         hidden = {name: getattr(self, name) for name, field in type(self).model_fields.items() if field.exclude}
-        raw = json.dumps([self.model_dump(mode="json"), hidden], sort_keys=True, default=str)
+        shown = self.model_dump(mode="json", exclude={"rho"} if self.rho == 1.0 else None)  # as in `digest`
+        raw = json.dumps([shown, hidden], sort_keys=True, default=str)
         return hashlib.sha256(raw.encode()).hexdigest()[:12]
 
 

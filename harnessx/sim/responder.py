@@ -7,37 +7,27 @@ optional simulated latency.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 from functools import lru_cache
 
 import litellm
 
-from harnessx.sim import cf, kapro, policy, probes
+from harnessx.sim import cf, kapro, pairing, policy, probes
 from harnessx.sim.conversation import TEXT_TOOL_MARKER, read, text_tool_names
-from harnessx.sim.cues import active_cues, cue_table, handoff_text, mechanism, shifts
+from harnessx.sim.cues import active_cues, handoff_text, mechanism, shifts
 from harnessx.sim.decision import Decision, decide
 from harnessx.sim.plan import Plan, build_plan
-from harnessx.sim.profile import Profile, load_profile, stable_seed
+from harnessx.sim.profile import Profile, load_profile
 
 NO_CHANNEL = "I can only act inside a HarnessX episode (no simulator side channel was sent)."
 
 
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def episode_seed(profile: Profile, task_id: str, seed: int, harness_text: str) -> int:
-    """Seed of one episode: profile, task and epoch seed (common random numbers for every harness).
-
-    The draws never depend on unrelated prompt text, so two harnesses meet the same luck on the
-    same (task, seed) whatever kind of edit separates them, and an edit changes an outcome only
-    through the rates its cues shift. A profile with `pairing: text` also seeds on the harness
-    text it was sent (any system-prompt change re-draws every choice, as an independent rollout).
-    """
-    text = _digest(harness_text) if profile.pairing == "text" else ""
-    return stable_seed(profile.name, profile.digest, cue_table().version, task_id, seed, text)
+def episode_seed(profile: Profile, task_id: str, seed: int, harness_text: str, harness_id: str = "") -> int:
+    """Seed of one episode: common random numbers for every harness under the default pairing
+    (draws never depend on unrelated prompt text); `text` and `partial` pairing re-draw
+    (harnessx/sim/pairing.py)."""
+    return pairing.episode_seed(profile, task_id, seed, harness_text, harness_id)
 
 
 @lru_cache(maxsize=4096)
@@ -47,12 +37,12 @@ def _plan(side_json: str, tools: frozenset[str] = frozenset()) -> Plan:
 
 @lru_cache(maxsize=8192)
 def _decision(profile_name: str, side_json: str, system: str, handoff: str, seed: int,
-              tools: frozenset[str] = frozenset()) -> tuple[Decision, dict]:
+              tools: frozenset[str] = frozenset(), harness_id: str = "") -> tuple[Decision, dict]:
     profile = load_profile(profile_name)
     side = json.loads(side_json)
     cues = active_cues(system, "system") | active_cues(handoff, "handoff")
     shift = shifts(cues, profile)
-    key = episode_seed(profile, side["task_id"], seed, system + handoff)
+    key = episode_seed(profile, side["task_id"], seed, system + handoff, harness_id)
     return decide(profile, side, _plan(side_json, tools), shift, key), shift
 
 
@@ -87,7 +77,8 @@ def respond(model: str, messages: list[dict], tools: list[dict], metadata: dict)
     if (gold := cf.gold_of(side)) is not None:  # a Confident Fools item (harnessx/sim/cf.py)
         cf_move, cf_seed = cf.move(profile, side, gold, conv, set(names), int(hx.get("seed", 0)))
         return _reply(cf_move, messages, tools, conv.system, profile, Decision(seed=cf_seed), len(conv.calls) + conv.finals)
-    decision, shift = _decision(model, side_json, conv.system, handoff, int(hx.get("seed", 0)), names)
+    harness_id = str(hx.get("harness", "")) if profile.pairing == "partial" else ""  # keeps the cache shared
+    decision, shift = _decision(model, side_json, conv.system, handoff, int(hx.get("seed", 0)), names, harness_id)
     ctx = policy.Context(profile=profile, side=side, plan=_plan(side_json, names), decision=decision,
                          mechanism=mechanism(conv.system, names), conv=conv, shifts=shift,
                          late_shifts=_late_shifts(conv.harness_messages, profile), tools=schemas)

@@ -1,0 +1,109 @@
+"""`sequential`'s screen-then-confirm design: the screen picks one challenger, only fresh tasks test
+it, an extra seed is bought only while it is promising, and copies are accepted at most alpha of
+the rounds (Monte Carlo on constructed outcomes)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+
+from harnessx.evaluation import Evaluation
+from harnessx.scoring import Scorecard
+from harnessx.search import acceptance
+from harnessx.search.screening import confirm_rungs
+from harnessx.search.sequential import Sequential
+from test_search_acceptance import FakeArena, evaluation, make_tasks
+
+N = 40          # per stratum: 80 tasks, screen on the first 16 (a fifth), confirm on the other 64
+TASKS = make_tasks(N)
+
+
+class SeededArena(FakeArena):
+    """FakeArena plus evaluations on extra seeds (`extra[(name, seed)]`)."""
+
+    def __init__(self, evals: dict[str, Evaluation], extra: dict[tuple[str, int], Evaluation] | None = None):
+        super().__init__(evals)
+        self.extra, self.seeds = extra or {}, [0]
+
+    async def evaluate_on(self, harness, tasks, seeds=None):
+        ev = self.extra[(harness.name, seeds[0])]
+        keep = {t.id for t in tasks}
+        scores = [s for s in ev.scores if s.task_id in keep]
+        self.served.append((harness.name, f"seed {seeds[0]}"))
+        return Evaluation(ev.harness, tuple(t for t in ev.tasks if t.id in keep), tuple(seeds), (), tuple(scores),
+                          Scorecard.from_scores(scores))
+
+
+ORDER = SeededArena({"x": evaluation("x", TASKS, [0] * N, [0] * N)}).tasks  # the arena's stratified order
+
+
+def flags(ids: set[str]) -> tuple[list[int], list[int]]:
+    """(blocked, feasible) success flags: success exactly on the task ids given."""
+    return ([int(f"b{i}" in ids) for i in range(N)], [int(f"f{i}" in ids) for i in range(N)])
+
+
+def run(rule, incumbent, proposals, extra=None):
+    evals = {"inc": evaluation("inc", TASKS, *incumbent)}
+    evals.update({name: evaluation(name, TASKS, *f) for name, f in proposals.items()})
+    arena = SeededArena({ev.harness.hash: ev for ev in evals.values()},
+                        {(name, seed): evaluation(name, TASKS, *f) for (name, seed), f in (extra or {}).items()})
+    verdicts = asyncio.run(rule.judge(evals["inc"].harness, [evals[n].harness for n in proposals], arena))
+    return verdicts, arena
+
+
+def test_rungs():
+    assert confirm_rungs(16, 80) == [32, 48, 80] and confirm_rungs(10, 48) == [20, 30, 48]
+
+
+def test_screen_picks_the_best_and_tests_it_on_the_confirmation_tasks_only():
+    screen, rest = {t.id for t in ORDER[:16]}, {t.id for t in ORDER[16:]}
+    none = flags(set())
+    verdicts, arena = run(Sequential(extra_seeds=0), none, {"copy": none, "win": flags(screen | rest)})
+    copy, win = verdicts
+    assert win.accepted and win.mean_diff == 1.0 and "64 fresh" in win.reason   # Δ on the 64 fresh tasks
+    assert not copy.accepted and not copy.undecided and "not chosen" in copy.reason
+    assert max(n for name, n in arena.served if name == "copy") == 16            # the loser paid the screen only
+
+
+def test_gains_on_the_screening_tasks_alone_are_never_accepted():
+    screen = {t.id for t in ORDER[:16]}
+    verdicts, _ = run(Sequential(extra_seeds=1), flags(set()), {"lucky": flags(screen), "other": flags(set())})
+    lucky = verdicts[0]
+    assert not lucky.accepted and "stopped" in lucky.reason  # chosen by the screen, then nothing on fresh tasks
+
+
+def test_an_extra_seed_only_while_promising_and_the_looks_share_alpha():
+    conf = [t.id for t in ORDER[16:]]
+    # on the 64 confirmation tasks: 6 gains, 1 loss -> one-sided p ~ 0.06: not significant at 0.025,
+    # promising (< 0.3): the extra seed (8 gains, 0 losses on all 80 tasks) decides at look 2
+    inc = flags({conf[10]})
+    mid = flags(set(conf[:6]) | {ORDER[0].id})  # ahead on the screen by one task
+    extra = {("inc", 1): flags(set()), ("mid", 1): flags({t.id for t in ORDER[:8]})}
+    extra[("same", 1)] = flags(set())
+    (verdict, _), arena = run(Sequential(extra_seeds=1), inc, {"mid": mid, "same": inc}, extra)
+    assert verdict.accepted and "look 2/2" in verdict.reason and ("mid", "seed 1") in arena.served
+    assert verdict.p_value < 0.025 and verdict.p_adjusted == min(1.0, 2 * verdict.p_value)
+    # hopeless at look 1 (p >= 0.3): no extra seed is bought
+    weak = flags({conf[0], conf[1], ORDER[0].id})
+    inc2 = flags({conf[5]})
+    (v2, _), arena2 = run(Sequential(extra_seeds=1), inc2, {"weak": weak, "same": inc2},
+                          {("inc", 1): flags(set()), ("weak", 1): flags(set()), ("same", 1): flags(set())})
+    assert not v2.accepted and v2.undecided and not any(s == "seed 1" for _, s in arena2.served)
+
+
+@pytest.mark.slow
+def test_copies_are_accepted_in_at_most_alpha_of_rounds(monkeypatch):
+    """K = 3 copies of the incumbent, every (task, seed) an independent coin at 0.5 (no pairing):
+    the round's acceptance rate stays at or below alpha = 0.05 (3 SE of Monte Carlo slack)."""
+    monkeypatch.setattr(acceptance, "RESAMPLES", 400)  # p resolution 0.0025, well below alpha / 2
+    rng = np.random.default_rng(11)
+    reps, hits = 150, 0
+    for _ in range(reps):
+        draw = lambda: (list(rng.integers(0, 2, N)), list(rng.integers(0, 2, N)))  # noqa: E731
+        proposals = {f"c{k}": draw() for k in range(3)}
+        extra = {(name, 1): draw() for name in ("inc", *proposals)}
+        verdicts, _ = run(Sequential(extra_seeds=1), draw(), proposals, extra)
+        hits += any(v.accepted for v in verdicts)
+    assert hits / reps <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / reps)
