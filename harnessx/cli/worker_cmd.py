@@ -50,6 +50,7 @@ def worker(
     if executor not in ("asyncio", "ray"):
         raise InputError("--executor", f"a worker runs rollouts with asyncio or ray, not {executor!r}")
     queue = RolloutQueue(storage, queue_name(study))
+    queue.join(slots)  # counted by whoever waits for N workers (the scaling bench)
     deadline = time.monotonic() + wait
     while (shared := queue.config()) is None:
         if time.monotonic() > deadline:

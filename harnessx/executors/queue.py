@@ -10,6 +10,7 @@ A rollout already answered in the queue (a resumed search) is taken from it, not
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from harnessx.agent.result import RolloutResult
@@ -38,6 +39,7 @@ class QueueExecutor:
         self._poller: asyncio.Task | None = None
         self._worker_task: asyncio.Task | None = None
         self._loop_id: int | None = None
+        self._stale_checked = float("-inf")
 
     async def run(self, job: RolloutJob) -> tuple[RolloutResult, Trajectory]:
         self._start()
@@ -86,7 +88,11 @@ class QueueExecutor:
             self._settle(trials)
 
     def _check(self):
-        self.queue.fail_stale()
+        """The queue's trials; stale workers are looked for once per heartbeat interval, not every poll."""
+        now = time.monotonic()
+        if now - self._stale_checked >= self.queue.settings.heartbeat_s:
+            self._stale_checked = now
+            self.queue.fail_stale()
         return self.queue.trials()
 
     def _settle(self, trials) -> None:
