@@ -33,7 +33,9 @@ class QueueExecutor:
         self.queue.publish(config)
         self.local_slots = workers
         self.local = InProcessExecutor(suite, model)
-        self.tasks, self.model_name = {t.id: t for t in suite.tasks()}, model.model
+        from harnessx.agent.runner import rollout_model_id  # the runner's key, for the local slots' setup check
+
+        self.tasks, self.model_name = {t.id: t for t in suite.tasks()}, rollout_model_id(model, suite)
         self._waiting: dict[str, asyncio.Future] = {}
         self._known_keys: set[str] | None = None
         self._poller: asyncio.Task | None = None
