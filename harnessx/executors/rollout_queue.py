@@ -11,19 +11,23 @@ The study's user attribute `harnessx.config` tells workers what to build (suite,
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
 import time
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import optuna
+import sqlalchemy
 from optuna.exceptions import UpdateFinishedTrialError
 from optuna.storages import RDBStorage, fail_stale_trials
 from optuna.trial import FrozenTrial, TrialState
 from sqlalchemy.exc import IntegrityError, ProgrammingError
+from sqlalchemy.pool import NullPool
 
 from harnessx.agent.result import RolloutResult
 from harnessx.errors import InputError
@@ -43,6 +47,7 @@ CONFIG_ATTR = "harnessx.config"
 DONE_ATTR = "harnessx.done"
 WORKER_ATTR = "harnessx.worker:"  # + worker id: {"joined": epoch seconds, "slots": n}
 SCHEMA_ATTEMPTS = 6  # tries at opening the storage while another process creates Optuna's schema
+SCHEMA_LOCK_KEY = 0x4858_5153  # PostgreSQL advisory lock id ("HXQS") serialising that creation
 
 
 @dataclass(frozen=True)
@@ -161,13 +166,33 @@ def open_storage(url: str, settings: QueueSettings) -> RDBStorage:
     `CREATE TYPE`, table or version row), and the loser finds the schema there when it tries again."""
     for attempt in range(SCHEMA_ATTEMPTS):
         try:
-            return RDBStorage(url, heartbeat_interval=settings.heartbeat_s, grace_period=settings.grace_s,
-                              **{_RETRY_KW: _Retry(max_retry=settings.max_retry)})
+            with _schema_lock(url):
+                return RDBStorage(url, heartbeat_interval=settings.heartbeat_s, grace_period=settings.grace_s,
+                                  **{_RETRY_KW: _Retry(max_retry=settings.max_retry)})
         except (IntegrityError, ProgrammingError):  # a real schema problem still raises, after the last try
             if attempt == SCHEMA_ATTEMPTS - 1:
                 raise
             time.sleep(0.1 * (attempt + 1))
     raise AssertionError("unreachable")
+
+
+@contextlib.contextmanager
+def _schema_lock(url: str) -> Iterator[None]:
+    """PostgreSQL: one opener at a time creates or checks Optuna's schema (a session advisory lock, held
+    for the storage's construction only); other databases rely on the retry above."""
+    if not url.split(":", 1)[0].startswith("postgresql"):
+        yield
+        return
+    engine = sqlalchemy.create_engine(url, poolclass=NullPool)
+    try:
+        with engine.connect() as conn:
+            conn.execute(sqlalchemy.text("SELECT pg_advisory_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
+            try:
+                yield
+            finally:
+                conn.execute(sqlalchemy.text("SELECT pg_advisory_unlock(:key)"), {"key": SCHEMA_LOCK_KEY})
+    finally:
+        engine.dispose()
 
 
 def answer(trial: FrozenTrial) -> tuple[RolloutResult, Trajectory]:
