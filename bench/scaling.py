@@ -12,7 +12,13 @@ measured efficiency, until the provider rate limit `--rate-limit` (calls/s) bind
 N calls in flight, i.e. N / latency calls/s, so the limit binds at N = rate x latency and the
 projected speed-up is min(N x eff, rate x latency).
 
+The PostgreSQL mode also prints the queue's timeline (`harnessx.executors.queue_timeline`): per
+worker, rollouts answered and busy time; slot-seconds busy / starved (idle while a rollout waited)
+/ empty (idle, nothing queued); queue depth over time. Each worker's output goes to a log file
+whose path is printed, and a worker that exits non-zero or answers nothing stops the bench.
+
     python bench/scaling.py --latency 1.0          # PostgreSQL from HARNESSX_PG_URL (or --pg-url)
+    python bench/scaling.py --latency 0.25 --modes pg   # a small reproduction: baseline + queue only
 """
 
 from __future__ import annotations
@@ -57,27 +63,57 @@ def new_database(admin: str) -> str:
     return admin.rsplit("/", 1)[0] + f"/{name}"
 
 
-def start_workers(n: int, storage: str, study: str) -> list[subprocess.Popen]:
+def start_workers(n: int, storage: str, study: str, logs: Path) -> list[tuple[subprocess.Popen, Path]]:
+    """n `harnessx worker` processes, each writing to its own log file (a worker that dies says why)."""
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return [subprocess.Popen([sys.executable, "-m", "harnessx.cli.main", "worker", "--storage", storage, "--study",
-                              study, "--wait", "600"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-            for _ in range(n)]
+    out = []
+    for i in range(n):
+        log = logs / f"worker-{i}.log"
+        with log.open("w") as fh:
+            out.append((subprocess.Popen([sys.executable, "-m", "harnessx.cli.main", "worker", "--storage", storage,
+                                          "--study", study, "--wait", "600"], env=env, stdout=fh,
+                                         stderr=subprocess.STDOUT), log))
+    return out
 
 
-def wait_ready(storage: str, n: int, timeout: float = 600) -> None:
-    """Workers are up once they have imported everything and hold a connection to the database."""
-    import psycopg
+def wait_ready(storage: str, study: str, procs: list[tuple[subprocess.Popen, Path]], timeout: float = 600) -> None:
+    """Workers are up once each has recorded that it joined the queue (counted by worker, not by
+    database connection: one worker holds two connections); a worker that exits first stops the bench."""
+    from harnessx.executors.rollout_queue import RolloutQueue, queue_name
 
-    database = storage.rsplit("/", 1)[1]
+    queue = RolloutQueue(storage, queue_name(study))
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        with psycopg.connect(storage, autocommit=True) as conn:
-            (clients,) = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND pid <> "
-                                      "pg_backend_pid()", (database,)).fetchone()
-        if clients >= n:
+        for proc, log in procs:
+            if proc.poll() is not None:
+                raise SystemExit(f"a worker exited ({proc.returncode}) before the search started; see {log}")
+        if len(queue.workers()) >= len(procs):
             return
         time.sleep(0.5)
-    raise SystemExit(f"{n} workers did not connect to {storage} within {timeout:.0f}s")
+    raise SystemExit(f"{len(procs)} workers did not join {storage} within {timeout:.0f}s")
+
+
+def report_workers(storage: str, study: str, procs: list[tuple[subprocess.Popen, Path]], slots: int) -> None:
+    """Each worker's own count and exit code, then the queue's timeline; a worker that failed or answered
+    nothing is an error, not a slower row."""
+    from harnessx.executors.queue_timeline import render, spans, timeline
+    from harnessx.executors.rollout_queue import RolloutQueue, queue_name
+
+    problems = []
+    for proc, log in procs:
+        try:
+            proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:  # the search ended without telling the workers: stop this one
+            proc.kill()
+            proc.wait()
+        text = " ".join(log.read_text().split())
+        closing = text[text.rfind("worker "):] if " rollouts answered" in text else "no closing line"
+        print(f"  {log.name}: exit {proc.returncode}; {closing[:160]}")
+        if proc.returncode != 0 or " 0 rollouts answered" in closing or closing == "no closing line":
+            problems.append(f"{log} (exit {proc.returncode})")
+    print(render(timeline(spans(RolloutQueue(storage, queue_name(study)).trials()), slots=slots)))
+    if problems:
+        raise SystemExit(f"workers that failed or answered nothing: {', '.join(problems)}")
 
 
 def main() -> None:
@@ -88,7 +124,10 @@ def main() -> None:
     ap.add_argument("--ray-workers", default="1,2,4,8")
     ap.add_argument("--pg-url", default=os.environ.get("HARNESSX_PG_URL"), help="PostgreSQL admin URL")
     ap.add_argument("--rate-limit", type=float, default=50.0, help="provider rate limit, calls/s, for the projection")
+    ap.add_argument("--modes", default="inproc,ray,pg", help="which modes besides the baseline: inproc,ray,pg")
+    ap.add_argument("--pg-workers", type=int, default=2, help="`harnessx worker` processes in the queue mode")
     args = ap.parse_args()
+    modes = set(args.modes.split(","))
 
     tmp = Path(tempfile.mkdtemp(prefix="hx-scaling-"))
     base = dict(objective="joint", env="toy", model=fixed_model(tmp, args.latency), rounds=args.rounds,
@@ -104,29 +143,31 @@ def main() -> None:
               flush=True)
 
     print(f"fixed search: toy suite, R0 + {args.rounds} x {args.proposals}, paired acceptance, simulated agent "
-          f"with {args.latency}s per model call; {os.cpu_count()} CPU cores")
+          f"with {args.latency}s per model call; {os.cpu_count()} CPU cores; load average at start "
+          + " / ".join(f"{x:.2f}" for x in os.getloadavg()), flush=True)
     mode("in-process, 1 worker", 1, concurrency=1)
     ray_ns = [int(w) for w in args.ray_workers.split(",")]
-    for n in (n for n in ray_ns if n > 1):  # reference: the same search's own limit (its stage barriers), no Ray
+    for n in (n for n in ray_ns if n > 1 and "inproc" in modes):  # reference: the search's own limit, no Ray
         mode(f"in-process, {n} at once", n, concurrency=n)
-    import ray
+    if "ray" in modes:
+        import ray
 
-    ray.init(address="local", num_cpus=max(int(w) for w in args.ray_workers.split(",")), include_dashboard=False,
-             log_to_driver=False)
-    for n in (int(w) for w in args.ray_workers.split(",")):
-        mode(f"ray, {n} worker(s)", n, executor="ray", workers=n, concurrency=max(8, n))
-    ray.shutdown()
-    if args.pg_url:
-        storage, study = new_database(args.pg_url), "pg2"
-        workers = start_workers(2, storage, study)
+        ray.init(address="local", num_cpus=max(ray_ns), include_dashboard=False, log_to_driver=False)
+        for n in ray_ns:
+            mode(f"ray, {n} worker(s)", n, executor="ray", workers=n, concurrency=max(8, n))
+        ray.shutdown()
+    if "pg" in modes and args.pg_url:
+        n, storage, study = args.pg_workers, new_database(args.pg_url), "pg"
+        procs = start_workers(n, storage, study, tmp)
         try:
-            wait_ready(storage, 2)
-            mode("postgres queue, 2 workers", 2, name=study, executor="queue", storage=storage, workers=0)
+            wait_ready(storage, study, procs)
+            mode(f"postgres queue, {n} workers", n, name=study, executor="queue", storage=storage, workers=0,
+                 concurrency=max(8, n))
         finally:
-            for w in workers:
-                w.wait(timeout=120) if w.poll() is None else None
-    else:
+            report_workers(storage, study, procs, slots=n)
+    elif "pg" in modes:
         print("  postgres queue: skipped (no --pg-url / HARNESSX_PG_URL)")
+    print("load average at end " + " / ".join(f"{x:.2f}" for x in os.getloadavg()))
 
     base_wall = rows[0][2]
     summary = rows[0][3]

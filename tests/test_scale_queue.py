@@ -11,7 +11,7 @@ import time
 import pytest
 from optuna.trial import TrialState
 
-from harnessx.agent.runner import Runner, rollout_key
+from harnessx.agent.runner import Runner, rollout_key, rollout_model_id
 from harnessx.envs.toy import ToySuite
 from harnessx.executors import ExecutorConfig, ExecutorError, RolloutJob, make_executor
 from harnessx.executors.inprocess import InProcessExecutor
@@ -44,7 +44,7 @@ def _worker(url, model, name="q", model_name=None):
     queue = RolloutQueue(url, name, QueueSettings(**FAST))  # its own connection, as another process would have
     suite = ToySuite()
     return QueueWorker(queue, InProcessExecutor(suite, model), {t.id: t for t in suite.tasks()},
-                       model_name or model.model, slots=2, stale_check_s=0.5)
+                       model_name or rollout_model_id(model, suite), slots=2, stale_check_s=0.5)
 
 
 def test_queue_rollouts_are_the_in_process_rollouts(tmp_path, pg_url):
@@ -65,7 +65,7 @@ def test_a_silent_worker_is_failed_as_stale_and_its_rollout_rerun_once(tmp_path,
     model = ModelClient(fixed_latency_model(tmp_path))
     suite, harness = ToySuite(), load_preset("A1")
     task = suite.tasks()[0]
-    job = RolloutJob(harness, task, 0, rollout_key(harness, task, 0, model.model))
+    job = RolloutJob(harness, task, 0, rollout_key(harness, task, 0, rollout_model_id(model, suite)))
     executor = _queue_executor(pg_url, model)
 
     async def scenario():
@@ -117,3 +117,26 @@ async def _run_and_close(runner, harness, suite):
         return await runner.run_many(harness, suite.tasks(), [0])
     finally:
         await runner.aclose()
+
+
+def test_a_worker_checks_the_whole_rollout_key_the_search_made_sampling_and_profile_included(tmp_path):
+    # the search samples at temperature 0.7 with a simulated profile whose contents are in the key: a
+    # worker built from what the search publishes (encode_config) makes the same key; one that ignored
+    # the published sampling would run other rollouts under the search's keys, and is refused instead
+    from harnessx.executors.rollout_queue import encode_config
+
+    suite, harness, task = ToySuite(), load_preset("A1"), ToySuite().tasks()[0]
+    search_model = ModelClient(fixed_latency_model(tmp_path), temperature=0.7)
+    key = rollout_key(harness, task, 3, Runner(suite, search_model).model_id)
+    shared = encode_config("toy", {}, search_model.model, None, "run", None, 0.7, None)
+    attrs = {"task_id": task.id, "harness": harness.model_dump_json(), "seed": 3, "key": key}
+
+    def worker_with(model):
+        return QueueWorker(None, InProcessExecutor(suite, model), {t.id: t for t in suite.tasks()},
+                           rollout_model_id(model, suite))
+
+    same = ModelClient(shared["model"], api_base=shared["api_base"], temperature=shared["temperature"],
+                       top_p=shared["top_p"])
+    assert worker_with(same).job(attrs).key == key
+    with pytest.raises(ExecutorError, match="differs from the search's"):
+        worker_with(ModelClient(shared["model"])).job(attrs)  # temperature 0: another rollout

@@ -32,6 +32,12 @@ def rollout_key(harness: Harness, task: Task, seed: int, model: str, challenge: 
     return hashlib.sha256(raw.encode()).hexdigest()[:24]
 
 
+def rollout_model_id(model: ModelClient, suite: Suite, planner_model: ModelClient | None = None) -> str:
+    """The model part of a rollout key (a queue worker recomputes it to check it runs the search's setup)."""
+    model_id = f"{planner_model.identity}->{model.identity}" if planner_model else model.identity
+    return model_id + getattr(suite, "rollout_identity", "")  # e.g. retail's LLM user (not a solo rollout)
+
+
 class RolloutCache:
     """One JSON result and one JSONL trajectory per key, written atomically.
 
@@ -95,8 +101,7 @@ class Runner:
                  executor: str | ExecutorConfig | Executor | None = None):
         self.suite, self.model, self.cache = suite, model, cache
         self.planner_model = planner_model  # a planner-executor harness plans with it (None: `model` does)
-        self.model_id = f"{planner_model.identity}->{model.identity}" if planner_model else model.identity
-        self.model_id += getattr(suite, "rollout_identity", "")  # e.g. retail's LLM user (not a solo rollout)
+        self.model_id = rollout_model_id(model, suite, planner_model)
         # where uncached rollouts run (asyncio, ray, queue)
         self.executor = make_executor(executor, suite, model, planner_model=planner_model)
         self.concurrency = concurrency

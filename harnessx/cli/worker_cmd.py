@@ -33,6 +33,7 @@ def worker(
     wait: float = typer.Option(60.0, "--wait", min=0.0, help="Seconds to wait for the search to publish its setup."),
 ) -> None:
     """Join a running search (--executor queue) and run rollouts from its queue."""
+    from harnessx.agent.runner import rollout_model_id
     from harnessx.envs.registry import get_suite
     from harnessx.executors import ExecutorConfig, make_executor, suite_factory
     from harnessx.executors.rollout_queue import RolloutQueue, queue_name, worker_id
@@ -50,6 +51,7 @@ def worker(
     if executor not in ("asyncio", "ray"):
         raise InputError("--executor", f"a worker runs rollouts with asyncio or ray, not {executor!r}")
     queue = RolloutQueue(storage, queue_name(study))
+    queue.join(slots)  # counted by whoever waits for N workers (the scaling bench)
     deadline = time.monotonic() + wait
     while (shared := queue.config()) is None:
         if time.monotonic() > deadline:
@@ -57,13 +59,14 @@ def worker(
                              "a search running with --executor queue")
         time.sleep(queue.settings.poll_s)
     suite = get_suite(shared["env"], **shared["suite_options"])
-    model = ModelClient(shared["model"], api_base=shared["api_base"])
+    model = ModelClient(shared["model"], api_base=shared["api_base"], temperature=shared.get("temperature", 0.0),
+                        top_p=shared.get("top_p"))
     runner = make_executor(ExecutorConfig(executor, workers=slots if executor == "ray" else None,
                                           ray_address=ray_address), suite, model,
                            factory=suite_factory(suite, shared["env"], shared["suite_options"]))
     console.print(f"[bold]harnessx worker[/] {worker_id()} joined {study} ({queue.name}): env={shared['env']} "
                   f"model={model.describe()} slots={slots} executor={executor}")
-    work = QueueWorker(queue, runner, {t.id: t for t in suite.tasks()}, model.model, slots=slots)
+    work = QueueWorker(queue, runner, {t.id: t for t in suite.tasks()}, rollout_model_id(model, suite), slots=slots)
 
     async def serve():
         try:

@@ -10,6 +10,7 @@ A rollout already answered in the queue (a resumed search) is taken from it, not
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from harnessx.agent.result import RolloutResult
@@ -32,12 +33,15 @@ class QueueExecutor:
         self.queue.publish(config)
         self.local_slots = workers
         self.local = InProcessExecutor(suite, model)
-        self.tasks, self.model_name = {t.id: t for t in suite.tasks()}, model.model
+        from harnessx.agent.runner import rollout_model_id  # the runner's key, for the local slots' setup check
+
+        self.tasks, self.model_name = {t.id: t for t in suite.tasks()}, rollout_model_id(model, suite)
         self._waiting: dict[str, asyncio.Future] = {}
         self._known_keys: set[str] | None = None
         self._poller: asyncio.Task | None = None
         self._worker_task: asyncio.Task | None = None
         self._loop_id: int | None = None
+        self._stale_checked = float("-inf")
 
     async def run(self, job: RolloutJob) -> tuple[RolloutResult, Trajectory]:
         self._start()
@@ -86,7 +90,11 @@ class QueueExecutor:
             self._settle(trials)
 
     def _check(self):
-        self.queue.fail_stale()
+        """The queue's trials; stale workers are looked for once per heartbeat interval, not every poll."""
+        now = time.monotonic()
+        if now - self._stale_checked >= self.queue.settings.heartbeat_s:
+            self._stale_checked = now
+            self.queue.fail_stale()
         return self.queue.trials()
 
     def _settle(self, trials) -> None:

@@ -46,6 +46,24 @@ class RolloutActor:
         return os.getpid()
 
 
+def join_cluster(ray, address: str) -> None:
+    """Connect to a running cluster; a refusal is one clear error naming the address and the fix."""
+    try:
+        ray.init(address=address, log_to_driver=False)
+    except ConnectionError as exc:
+        chain, cause = [], exc
+        while cause is not None and len(chain) < 8:
+            chain.append(cause)
+            cause = cause.__cause__ or cause.__context__
+        if any("AuthenticationError" in type(c).__name__ or "InvalidAuthToken" in str(c) for c in chain):
+            raise InputError("--ray-address", f"the Ray cluster at {address} refused this process: it uses token "
+                             "authentication (`ray start` turns it on)",
+                             "RAY_AUTH_MODE=token with the cluster's token in ~/.ray/auth_token, RAY_AUTH_TOKEN_PATH "
+                             "or RAY_AUTH_TOKEN") from exc
+        raise InputError("--ray-address", f"no Ray cluster answered at {address}: {exc}",
+                         "the address `ray start --head` printed (host:port), `auto` on a node, or ray://host:10001") from exc
+
+
 class RayExecutor:
     name = "ray"
 
@@ -59,7 +77,7 @@ class RayExecutor:
         self.owns_ray = False
         if not ray.is_initialized():
             if address:
-                ray.init(address=address, log_to_driver=False)
+                join_cluster(ray, address)
             else:  # a private local instance sized for the pool (CPUs are logical; rollouts mostly wait)
                 n_cpus = max(workers or 0, os.cpu_count() or 1) * cpus_per_worker
                 ray.init(address="local", num_cpus=n_cpus, include_dashboard=False, log_to_driver=False)
