@@ -43,7 +43,26 @@ def test_budget_buys_rounds_and_warns_when_the_effect_is_out_of_reach():
     assert dollars.budget_rollouts == 1000
     fine = plan(PlanConfig(tasks=128, effect=0.2, discordance=0.2))
     assert not fine.warnings and fine.power_at_effect > 0.8
-    assert plan(PlanConfig(tasks=128, accept="sequential", max_share=0.5)).tested_tasks == 64
+
+
+
+def test_sequential_screen_design_hand_computed():
+    # 48 tasks, K = 3: the screen takes max(8, ceil(0.2 * 48)) = 10 tasks, the test the other 38, at
+    # alpha / (1 + 1 extra seed) = 0.025 with no correction over K (the screen only selects)
+    c = PlanConfig(tasks=48, proposals=3, accept="sequential", discordance=0.25, effect=0.10)
+    p = plan(c)
+    assert p.tested_tasks == 38
+    # MDE = (z_0.975 + z_0.8) * sqrt(0.25) / sqrt(38) = (1.95996 + 0.84162) * 0.5 / 6.16441 = 0.22724
+    assert p.mde == pytest.approx(0.22724, abs=1e-4)
+    # power(+0.10) = Phi(0.10 * sqrt(38) / 0.5 - 1.95996) = Phi(-0.72708) = 0.2336
+    assert p.power_at_effect == pytest.approx(0.2336, abs=1e-3)
+    # worst case per round: 3 x 10 screening + 38 confirming + 2 x 48 for the extra seed = 164
+    assert p.rollouts_per_round == 164
+    assert "alpha 0.05/2" in p.lines()[1] and "screen" in p.lines()[1]
+    # one proposal: nothing to screen, the whole split is the test
+    assert plan(PlanConfig(tasks=48, proposals=1, accept="sequential")).tested_tasks == 48
+    # no extra seed: one look at alpha
+    assert plan(PlanConfig(tasks=48, accept="sequential", extra_seeds=0)).rollouts_per_round == 3 * 10 + 38
 
 
 def test_bad_plan_input_is_one_clear_error():

@@ -1,7 +1,9 @@
 """Budget and power planner: what a search budget buys, and the smallest gain a round can detect.
 
 A round compares each of K proposals with the incumbent on n paired tasks (E seeds each) by a
-one-sided paired test at level alpha / K (Holm's first step, Bonferroni for the sequential rule).
+one-sided paired test at level alpha / K (Holm's first step). `sequential` (its screen design)
+screens the K proposals on the first m tasks (a fifth of the split, at least 8) and tests only the
+best on the other n - m at alpha / L, where L = 1 + extra seeds is its number of test looks.
 Per task the difference d = challenger − incumbent has variance about `discordance` / E, where
 `discordance` is the share of (task, seed) pairs whose outcomes differ between the two harnesses
 (p10 + p01 of a paired binomial; 2 p (1 − p) when their rollouts are independent, p = the
@@ -13,7 +15,8 @@ incumbent's success rate; far lower when rollouts share their random draws). The
 and `exact_power` gives the exact one-sided McNemar (sign-test) power of a paired binomial case.
 The budget (rollouts, or dollars at a per-rollout cost from an R0 estimate) buys rounds at the
 worst case of the rule: greedy and paired evaluate every proposal on every task; `sequential`
-at most `max_share` of the tasks per proposal per visit (its MDE is stated at that n).
+pays K m E screening rollouts, (n - m) E for the challenger's confirmation and 2 n per extra seed
+(challenger and incumbent); its MDE is stated at the first look (n - m tasks x E seeds at alpha / L).
 """
 
 from __future__ import annotations
@@ -40,14 +43,16 @@ class PlanConfig:
     max_rollouts: int | None = None
     max_cost: float | None = None
     cost_per_rollout: float | None = None  # USD, from an R0 estimate
-    max_share: float = 1.0           # sequential: share of tasks a proposal may buy per visit (its default)
+    extra_seeds: int = 1             # sequential: seeds a promising challenger may add (test looks - 1)
+    screen_share: float = 0.2        # sequential: share of the split that screens (at least 8 tasks)
 
     def __post_init__(self) -> None:
         checks = [("tasks", self.tasks >= 1, "at least 1"), ("rounds", self.rounds >= 0, ">= 0"),
                   ("proposals", self.proposals >= 1, ">= 1"), ("epochs", self.epochs >= 1, ">= 1"),
                   ("alpha", 0 < self.alpha < 1, "in (0, 1)"), ("power", 0 < self.power < 1, "in (0, 1)"),
                   ("discordance", 0 < self.discordance <= 1, "in (0, 1]"),
-                  ("max_share", 0 < self.max_share <= 1, "in (0, 1]")]
+                  ("extra_seeds", self.extra_seeds >= 0, ">= 0"),
+                  ("screen_share", 0 < self.screen_share < 1, "in (0, 1)")]
         for name, ok, expected in checks:
             if not ok:
                 raise InputError(f"--{name.replace('_', '-')}", f"got {getattr(self, name)!r}", expected)
@@ -77,11 +82,25 @@ class Plan:
                f"{c.tasks} tasks: at most {self.rollouts} rollouts ({self.rollouts_per_round} per round, "
                f"{self.per_candidate} per full evaluation; rule {c.accept})",
                f"power: a proposal tested on {self.tested_tasks} paired tasks x {c.epochs} seed(s) at alpha "
-               f"{c.alpha}/{c.proposals} (one-sided), discordance {c.discordance:.2f}: minimum detectable "
-               f"effect {self.mde:+.3f} at power {c.power:.2f}"]
+               f"{c.alpha}/{divisor(c)} (one-sided{SCREEN_NOTE if c.accept == 'sequential' else ''}), discordance "
+               f"{c.discordance:.2f}: minimum detectable effect {self.mde:+.3f} at power {c.power:.2f}"]
         if c.effect is not None:
             out.append(f"power to detect {c.effect:+.3f} per round: {self.power_at_effect:.2f}")
         return out + [f"WARNING: {w}" for w in self.warnings]
+
+
+SCREEN_NOTE = "; the best of the screened proposals, on tasks the screen did not use"
+
+
+def divisor(config: PlanConfig) -> int:
+    """alpha is split over the round's K proposals (greedy, paired) or over sequential's test looks."""
+    return 1 + config.extra_seeds if config.accept == "sequential" else config.proposals
+
+
+def screened(config: PlanConfig) -> int:
+    """Tasks sequential's screen uses (0 when there is nothing to choose or no task left to test)."""
+    m = min(config.tasks, max(8, math.ceil(config.screen_share * config.tasks)))
+    return m if config.proposals > 1 and config.tasks > m else 0
 
 
 def sigma(config: PlanConfig) -> float:
@@ -89,12 +108,12 @@ def sigma(config: PlanConfig) -> float:
 
 
 def mde(config: PlanConfig, n: int) -> float:
-    z = norm.ppf(1 - config.alpha / config.proposals) + norm.ppf(config.power)
+    z = norm.ppf(1 - config.alpha / divisor(config)) + norm.ppf(config.power)
     return z * sigma(config) / math.sqrt(n)
 
 
 def power(config: PlanConfig, n: int, delta: float) -> float:
-    return float(norm.cdf(delta * math.sqrt(n) / sigma(config) - norm.ppf(1 - config.alpha / config.proposals)))
+    return float(norm.cdf(delta * math.sqrt(n) / sigma(config) - norm.ppf(1 - config.alpha / divisor(config))))
 
 
 def exact_power(n: int, p10: float, p01: float, alpha: float) -> float:
@@ -119,8 +138,13 @@ def exact_power(n: int, p10: float, p01: float, alpha: float) -> float:
 def plan(config: PlanConfig) -> Plan:
     c = config
     per_candidate = c.tasks * c.epochs
-    tested = max(1, math.ceil(c.max_share * c.tasks)) if c.accept == "sequential" else c.tasks
-    per_round = c.proposals * tested * c.epochs
+    if c.accept == "sequential":
+        m = screened(c)
+        tested = c.tasks - m
+        per_round = (c.proposals * m + tested) * c.epochs + 2 * c.tasks * c.extra_seeds
+    else:
+        tested = c.tasks
+        per_round = c.proposals * tested * c.epochs
     budget = c.max_rollouts
     if c.max_cost is not None:
         dollars = math.floor(c.max_cost / c.cost_per_rollout + 1e-9)
