@@ -26,6 +26,8 @@ from collections.abc import Callable
 from harnessx.errors import InputError
 
 ENV = "HARNESSX_FAILPOINT"
+SITES = ("rollout.run", "rollout.put", "ledger.append", "optuna.add", "mlflow.parent", "mlflow.candidate",
+         "mlflow.finish")  # and write:<file>
 _hits: dict[str, int] = {}
 _pid = 0
 
@@ -37,9 +39,11 @@ def armed() -> tuple[str, int] | None:
     if not spec:
         return None
     site, _, n = spec.rpartition(":")
-    if not site or not n.isdigit() or int(n) < 1:
-        raise InputError(ENV, f"{spec!r} is not <site>:<n>", "a site named in harnessx/failpoints.py and a hit "
-                         "number n >= 1, e.g. ledger.append:2; or unset it")
+    known = site in SITES or (site.startswith("write:") and len(site) > len("write:"))
+    if not site or not n.isdigit() or int(n) < 1 or not known:
+        raise InputError(ENV, f"{spec!r} is not <site>:<n>" + ("" if known or not site else f" (no site {site!r})"),
+                         f"a site of {', '.join(SITES)} or write:<file>, and a hit number n >= 1, e.g. "
+                         "ledger.append:2; or unset it")
     return site, int(n)
 
 

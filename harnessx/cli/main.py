@@ -31,6 +31,20 @@ COMMANDS = {
 }
 
 
+@app.callback()
+def _before_every_command() -> None:
+    # A malformed HARNESSX_FAILPOINT (fault tests) stops here, before a command writes anything: found
+    # at its first site instead, it left a half-made run directory that refused the retry.
+    from harnessx import failpoints
+    from harnessx.errors import InputError
+
+    try:
+        failpoints.armed()
+    except InputError as exc:
+        console.print(f"error: {exc}", markup=False, highlight=False)
+        raise typer.Exit(2) from None
+
+
 def _not_landed(name: str, help_text: str) -> None:
     @app.command(name, help=f"{help_text} [not landed yet]",
                  context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

@@ -20,7 +20,8 @@ def test_unarmed_or_another_site_is_a_no_op(monkeypatch):
     failpoints.hit("ledger.append", torn=lambda: pytest.fail("torn write at another site"))
 
 
-@pytest.mark.parametrize("spec", ["ledger.append", "ledger.append:0", ":3", "ledger.append:x"])
+@pytest.mark.parametrize("spec", ["ledger.append", "ledger.append:0", ":3", "ledger.append:x", "ledger.apend:1",
+                                  "write::1"])
 def test_a_malformed_spec_is_one_error_naming_the_variable(monkeypatch, spec):
     monkeypatch.setenv(failpoints.ENV, spec)
     with pytest.raises(InputError, match=failpoints.ENV):
@@ -42,3 +43,17 @@ def test_the_nth_hit_kills_the_process_after_the_torn_write(tmp_path):
     proc.join(timeout=60)
     assert proc.exitcode == -signal.SIGKILL
     assert log.read_text() == "hit 1\nhit 2\ntorn"  # nothing ran after the kill
+
+
+def test_a_malformed_spec_stops_the_cli_before_a_run_directory_is_made(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from harnessx.cli.main import app
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(failpoints.ENV, "bogus")
+    result = CliRunner().invoke(app, ["search", "--env", "toy", "--rounds", "0", "--name", "fp", "--no-mlflow"])
+    assert result.exit_code == 2 and failpoints.ENV in result.output
+    assert not (tmp_path / "runs").exists()  # nothing half-made: a retry is not refused
+    monkeypatch.setenv(failpoints.ENV, "write:checkpoint.json:3")
+    assert failpoints.armed() == ("write:checkpoint.json", 3)
