@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+
 import typer
 
 from harnessx.errors import InputError
@@ -27,3 +29,23 @@ def check_executor(executor: str, ray_address: str | None, storage: str | None) 
         from harnessx.executors.rollout_queue import check_rdb_url
 
         check_rdb_url(storage)
+    if executor == "ray" and ray_address:
+        check_ray_address_reachable(ray_address)
+
+
+def check_ray_address_reachable(address: str, timeout_s: float = 3.0) -> None:
+    """A `host:port` or `ray://host:port` address must accept a TCP connection; Ray itself waits about a
+    minute per attempt on a dead address before failing, after the run directory exists. `auto` (the
+    cluster this node belongs to) is left to Ray."""
+    if address == "auto":
+        return
+    target = address.removeprefix("ray://")
+    host, sep, port = target.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise InputError("--ray-address", f"{address!r} is not host:port", "auto, host:port or ray://host:10001")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as exc:
+        raise InputError("--ray-address", f"nothing answers at {address} ({exc.strerror or exc})",
+                         "the address `ray start --head` printed; start a head with `ray start --head --port PORT`"
+                         ) from None
