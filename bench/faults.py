@@ -28,7 +28,8 @@ KINDS = {"test_model_faults": "model provider (429/5xx/timeouts/bad bodies/dead 
          "test_crash_resume": "crash at 20 seeded points (rollout, ledger, checkpoint, Optuna), then resume",
          "test_kill9": "kill -9 of a search process at 20 seeded points (rollout, ledger, checkpoint, MLflow, "
                        "Optuna), resumed each time",
-         "test_failpoints": "the kill switch itself (off unless armed, a malformed value, SIGKILL at the n-th hit)",
+         "test_failpoints": "the kill switch itself (off unless armed, a malformed value or unknown site, SIGKILL "
+                            "at the n-th hit)",
          "test_caps": "a self-evaluating proposer against the planned rollout cap",
          "test_sandbox_venv": "a venv inside the checkout / via .. / via a symlink (sandbox)",
          "test_transfer_label": "an sa search's blocked-only score in the transfer table",
