@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from harnessx.agent.result import RolloutResult
+from harnessx.agent.sampling import copies_warning
 from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt,
                                  TemperatureOpt, TopPOpt, UserModelOpt, UserModeOpt, console, friendly_errors,
                                  suite_kwargs)
@@ -113,11 +114,8 @@ def search(
                   f"model={runner.model.describe()} proposer={runner.proposer.name} accept={runner.acceptance.name}")
     if sim:
         console.print("[yellow]Simulated task agent: numbers test the pipeline; they are not a model's result.[/]")
-    elif epochs > 1 and not temperature:
-        console.print("[yellow]--epochs > 1 at temperature 0: a deterministic model repeats each rollout, so the "
-                      "epochs are copies. The paired test averages a task's epochs and the bootstrap draws a "
-                      "source with all its epochs, so copies do not add trials there; the per-rate Wilson "
-                      "intervals count rollouts. Set --temperature > 0 for independent draws.[/]")
+    elif warning := copies_warning(epochs, temperature or 0.0, [], simulated=False):
+        console.print(warning, style="yellow", markup=False, highlight=False)
     console.print(f"pre-flight: R0 + {rounds} x {proposals} candidates, {plan['tasks']} tasks x {plan['seeds']} "
                   f"seed(s) each: at most {plan['rollouts']} rollouts"
                   + (" (cost $0: simulated)" if sim else "; tokens and cost are estimated after R0 and capped "

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from harnessx.agent.result import RolloutResult
 from harnessx.agent.runner import RolloutCache, Runner
+from harnessx.agent.sampling import epoch_seeds
 from harnessx.agent.shared_cache import shared_cache
 from harnessx.envs.base import Suite
 from harnessx.envs.registry import DEFAULT_ENV, get_suite
@@ -80,7 +81,7 @@ class SearchConfig:
 
     @property
     def seeds(self) -> list[int]:
-        return [self.seed * 1000 + e for e in range(self.epochs)]
+        return epoch_seeds(self.seed, self.epochs)
 
 
 class Reporter(Protocol):
