@@ -9,7 +9,8 @@ Per world (`sim/baseline` = today's, `sim/harmful` = a third or more of the edit
 over several search seeds: rollouts; ground-truth joint gain of the selected harness over R0 on
 the search split and on the held-out split (the simulator's Monte Carlo, fresh seeds, common
 random numbers); gain per 1k rollouts; false accepts (accepted edits whose ground-truth joint on
-the search split is below their parent's by more than 2 SE). Each as a ratio to the paper's protocol
+the search split is below their parent's by more than 2 SE; for GEPA, which has no rounds, the
+parent-to-child steps of its selected candidate's lineage). Each as a ratio to the paper's protocol
 with a 95% bootstrap CI across seeds (seeds resampled in pairs). Suites are cut to a stratified
 subset (--tasks per split, half blocked) so one invocation fits a shared 2-core machine.
 
@@ -106,7 +107,11 @@ def run_gepa(budget: int, seed: int, suite, cache: Path, model: str):
     runner = Runner(suite, ModelClient(model), RolloutCache(cache), concurrency=16)
     arena = Arena(runner, suite.tasks("search"), get_objective("joint"), [seed * 1000], order_seed=seed)
     result, harnesses = optimize_with_gepa(arena, load_space().initial(), load_space(), budget, seed=seed)
-    return arena.rollouts, harnesses[result.best_idx]
+    lineage, i = [], result.best_idx  # the selected candidate's ancestry: GEPA's accepted edits
+    while i and result.parents[i] and result.parents[i][0] is not None:
+        lineage.append((harnesses[i], harnesses[result.parents[i][0]]))
+        i = result.parents[i][0]
+    return arena.rollouts, harnesses[result.best_idx], lineage
 
 
 def job(env: str, profile: str, rho: float, seed: int, args) -> dict:
@@ -127,8 +132,8 @@ def job(env: str, profile: str, rho: float, seed: int, args) -> dict:
         cache.mkdir()
         for name in args.strategies:
             if name == "gepa":
-                spent, chosen = run_gepa(rows["sequential"]["rollouts"], seed, suite, cache, model)
-                accepted, rounds = [], args.rounds
+                spent, chosen, accepted = run_gepa(rows["sequential"]["rollouts"], seed, suite, cache, model)
+                rounds = args.rounds
             else:
                 spent, chosen, accepted, rounds = run_search(RULES[name], seed, suite, args, Path(tmp) / name,
                                                              cache, model)
@@ -179,7 +184,7 @@ def report(out: dict, args) -> None:
         ratios = [ratio_ci(get[k], [d[k] for d in paper]) for k in ("rollouts", "gain_search", "gain_heldout")]
         ratios.append(ratio_ci(per_1k, paper_1k))
         text = " | ".join(f"{p:.2f} [{lo:.2f}, {hi:.2f}]" for p, lo, hi in ratios)
-        harm = f"{sum(get['harmful'])}/{sum(get['accepted'])}" if name != "gepa" else "n/a"
+        harm = f"{sum(get['harmful'])}/{sum(get['accepted'])}"  # GEPA: steps of its selected candidate's lineage
         harm_rounds = f"{sum(get['harmful'])}/{rounds} = {sum(get['harmful']) / rounds:.3f}" if name != "gepa" else "n/a"
         print(f"  {name:11} {statistics.mean(get['rollouts']):9.0f} {statistics.mean(get['gain_search']):+15.3f} "
               f"{statistics.mean(get['gain_heldout']):+17.3f} {statistics.mean(per_1k):8.3f} {harm:>17} "

@@ -6,7 +6,9 @@ copy the incumbent's very outcomes, so the null runs on the profile's `pairing: 
 each copy draws its own rollouts, as a real model's would. Any acceptance is a false accept. Per
 replicate (rollout seed): R0 + 8 rounds x 3 copies, one rollout per task, the paper's shape;
 `greedy`, `paired` and `sequential` (its default, screen design) judge the same copies on a shared
-rollout cache.
+rollout cache. GEPA runs too, with a proposer of copies and `sequential`'s rollouts of that
+replicate as its budget: it has no rounds, so its figure is per search (does it end on a copy?),
+next to the same figure of the three rules, and how many copies it let into its candidate pool.
 
     python bench/search_null.py [--seeds 20] [--sources 10] [--model sim/baseline]
 """
@@ -26,6 +28,7 @@ from harnessx.envs.toy import ToySuite
 from harnessx.harness import Harness
 from harnessx.models.client import ModelClient
 from harnessx.search import Arena, Greedy, PairedRacing, get_objective, load_space
+from harnessx.search.gepa import HarnessAdapter, optimize_with_gepa
 from harnessx.search.sequential import Sequential
 from harnessx.sim import load_profile, register_profile
 
@@ -42,10 +45,18 @@ def copies(incumbent: Harness, round_no: int, k: int) -> list[Harness]:
             for slot in range(k)]
 
 
-async def replicate(seed: int, args, cache_dir: str) -> dict[str, int]:
+class CopyAdapter(HarnessAdapter):
+    """GEPA's adapter with a proposer of copies: each proposal adds a neutral revision note."""
+
+    def _propose(self, candidate, reflective_dataset, components_to_update):
+        self.proposed = getattr(self, "proposed", 0) + 1
+        return {"system_prompt": f"{candidate['system_prompt'].rstrip()}\n(Revision note g{self.proposed}.)\n"}
+
+
+async def replicate(seed: int, args, cache_dir: str) -> dict[str, dict[str, int]]:
     suite = ToySuite(n_sources=args.sources)
     runner = Runner(suite, ModelClient(text_paired(args.model)), RolloutCache(cache_dir), concurrency=16)
-    accepted = {}
+    out = {}
     for rule in (Greedy(), PairedRacing(), Sequential()):
         arena = Arena(runner, suite.tasks("search"), get_objective(args.objective), [seed], order_seed=seed)
         incumbent, hits = load_space().initial(), 0
@@ -54,12 +65,27 @@ async def replicate(seed: int, args, cache_dir: str) -> dict[str, int]:
             winner = next((v.evaluation.harness for v in verdicts if v.accepted), None)
             if winner is not None:
                 incumbent, hits = winner, hits + 1
-        accepted[rule.name] = hits
-    return accepted
+        out[rule.name] = {"rounds": hits, "ends_on_copy": int(hits > 0), "rollouts": arena.rollouts}
+    return out
 
 
-def run_replicate(job: tuple) -> dict[str, int]:
-    return asyncio.run(replicate(*job))
+def gepa_null(seed: int, args, cache_dir: str, budget: int) -> dict[str, int]:
+    """GEPA from R0 whose every proposal is a copy; its selection is a copy when best_idx != 0."""
+    suite = ToySuite(n_sources=args.sources)
+    runner = Runner(suite, ModelClient(text_paired(args.model)), RolloutCache(cache_dir), concurrency=16)
+    arena = Arena(runner, suite.tasks("search"), get_objective(args.objective), [seed], order_seed=seed)
+    space, start = load_space(), load_space().initial()
+    adapter = CopyAdapter(arena, start, space, offline=True, seed=seed)
+    result, _ = optimize_with_gepa(arena, start, space, budget, seed=seed, adapter=adapter)
+    return {"ends_on_copy": int(result.best_idx != 0), "admitted": len(result.candidates) - 1,
+            "proposed": getattr(adapter, "proposed", 0), "rollouts": arena.rollouts}
+
+
+def run_replicate(job: tuple) -> dict[str, dict[str, int]]:
+    seed, args, cache_dir = job
+    out = asyncio.run(replicate(seed, args, cache_dir))
+    out["gepa"] = gepa_null(seed, args, cache_dir, out["sequential"]["rollouts"])
+    return out
 
 
 def main() -> None:
@@ -73,20 +99,28 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="replicates run in this many processes")
     args = parser.parse_args()
     started = time.monotonic()
-    totals = {"greedy": 0, "paired": 0, "sequential": 0}
+    results = []
     with tempfile.TemporaryDirectory() as tmp, ProcessPoolExecutor(args.workers) as pool:
-        for result in pool.map(run_replicate, [(seed, args, f"{tmp}/{seed}") for seed in range(args.seeds)]):
-            for name, hits in result.items():
-                totals[name] += hits
-    rounds = args.seeds * args.rounds
+        results = list(pool.map(run_replicate, [(seed, args, f"{tmp}/{seed}") for seed in range(args.seeds)]))
+    rounds, searches = args.seeds * args.rounds, args.seeds
+    total = {name: {k: sum(r[name][k] for r in results) for k in results[0][name]} for name in results[0]}
     print(f"null test: {args.seeds} replicates x {args.rounds} rounds x {args.proposals} copies, "
           f"n = {3 * args.sources} toy tasks, 1 rollout each, objective {args.objective}, model {args.model} "
           f"(simulated, pairing: text)")
-    for name, hits in totals.items():
+    for name in ("greedy", "paired", "sequential"):
+        hits, ends = total[name]["rounds"], total[name]["ends_on_copy"]
         lo, hi = wilson(hits, rounds)
-        print(f"  {name:10} accepted a copy in {hits}/{rounds} rounds = {hits / rounds:.3f} (95% CI {lo:.3f}-{hi:.3f})")
-    ratio = totals["greedy"] / max(totals["paired"], 1)
-    print(f"  false-accept ratio greedy/paired = {ratio:.1f}x (paired target <= 0.05 per round)")
+        elo, ehi = wilson(ends, searches)
+        print(f"  {name:10} accepted a copy in {hits}/{rounds} rounds = {hits / rounds:.3f} (95% CI {lo:.3f}-{hi:.3f}); "
+              f"ends on a copy in {ends}/{searches} searches = {ends / searches:.2f} ({elo:.2f}-{ehi:.2f}); "
+              f"{total[name]['rollouts'] / searches:.0f} rollouts per search")
+    g = total["gepa"]
+    elo, ehi = wilson(g["ends_on_copy"], searches)
+    print(f"  {'gepa':10} ends on a copy in {g['ends_on_copy']}/{searches} searches = {g['ends_on_copy'] / searches:.2f} "
+          f"({elo:.2f}-{ehi:.2f}); let {g['admitted']}/{g['proposed']} proposed copies into its pool; "
+          f"{g['rollouts'] / searches:.0f} rollouts per search (sequential's as its budget)")
+    ratio = total["greedy"]["rounds"] / max(total["paired"]["rounds"], 1)
+    print(f"  false-accept ratio greedy/paired = {ratio:.1f}x (target <= 0.05 of rounds)")
     print(f"  wall {time.monotonic() - started:.0f}s")
 
 

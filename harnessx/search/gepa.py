@@ -114,12 +114,14 @@ def batch_scores(evaluation: Evaluation, batch: list[Task], value_key: str | Non
 
 
 def optimize_with_gepa(arena: Arena, start: Harness, space: SearchSpace, budget: int,
-                       reflection_lm: str | None = None, seed: int = 0) -> tuple[gepa.GEPAResult, list[Harness]]:
+                       reflection_lm: str | None = None, seed: int = 0,
+                       adapter: HarnessAdapter | None = None) -> tuple[gepa.GEPAResult, list[Harness]]:
     """Run gepa.optimize from `start` with at most about `budget` rollouts (GEPA checks its budget
-    between iterations); returns the result and its candidates as harnesses."""
+    between iterations); returns the result and its candidates as harnesses. `adapter` replaces the
+    default one (bench/search_null.py gives GEPA a proposer of copies)."""
     components = sorted({lib.component for lib in space.libraries.values()}
                         | {c for c in start.components if reflection_lm})
-    adapter = HarnessAdapter(arena, start, space, offline=reflection_lm is None, seed=seed)
+    adapter = adapter or HarnessAdapter(arena, start, space, offline=reflection_lm is None, seed=seed)
 
     def run() -> gepa.GEPAResult:
         return gepa.optimize(seed_candidate={c: start.text(c) for c in components}, trainset=arena.tasks,
