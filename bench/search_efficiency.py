@@ -2,7 +2,8 @@
 
 - paper:      `greedy` acceptance, every proposal fully evaluated (R0 + rounds x proposals);
 - paired:     paired test + Holm + racing, same proposer and shape, 1 rollout per task;
-- sequential: betting e-process + successive halving + undecided comebacks (harnessx/search/sequential.py);
+- sequential: screen the round's proposals on a fifth of the split, test the best on the rest
+              (harnessx/search/screening.py; `--sequential design=halving` for the earlier design);
 - gepa:       gepa.optimize through the HarnessX adapter with `sequential`'s rollouts (equal rollouts).
 
 Per world (`sim/baseline` = today's, `sim/harmful` = a third or more of the edits hurt) and suite,
@@ -12,9 +13,10 @@ random numbers); gain per 1k rollouts; false accepts (accepted edits whose groun
 the search split is below their parent's by more than 2 SE; for GEPA, which has no rounds, the
 parent-to-child steps of its selected candidate's lineage). Each as a ratio to the paper's protocol
 with a 95% bootstrap CI across seeds (seeds resampled in pairs). Suites are cut to a stratified
-subset (--tasks per split, half blocked) so one invocation fits a shared 2-core machine.
+subset (--retail-tasks / --terminal-tasks / --heldout-tasks per split, half blocked; retail's whole
+128 / 64 by default) so one invocation fits a shared 2-core machine.
 
-    python bench/search_efficiency.py [--envs retail,terminal] [--worlds baseline,harmful] [--seeds 5]
+    python bench/search_efficiency.py [--envs retail,terminal] [--worlds baseline,harmful] [--rho 0.5,1] [--seeds 5]
 """
 
 from __future__ import annotations
@@ -196,12 +198,14 @@ def main() -> None:
     parser.add_argument("--envs", default="retail,terminal")
     parser.add_argument("--worlds", default="baseline,harmful")
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="search seeds first-seed .. first-seed + seeds - 1 (tune a rule on other seeds than you report)")
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--proposals", type=int, default=3)
     parser.add_argument("--gt-epochs", type=int, default=2)
-    parser.add_argument("--retail-tasks", type=int, default=48)
-    parser.add_argument("--terminal-tasks", type=int, default=12)
-    parser.add_argument("--heldout-tasks", type=int, default=24)
+    parser.add_argument("--retail-tasks", type=int, default=128)
+    parser.add_argument("--terminal-tasks", type=int, default=20)
+    parser.add_argument("--heldout-tasks", type=int, default=64)
     parser.add_argument("--rho", default="0.5,1",
                         help="pairing of the searches' rollouts, comma-separated: 1 = common random numbers "
                              "(no noise between harnesses), < 1 = partial (harnessx/sim/pairing.py)")
@@ -222,7 +226,7 @@ def main() -> None:
     started = time.monotonic()
     rhos = [float(r) for r in args.rho.split(",")]
     jobs = [(e, w, r, seed) for e in args.envs.split(",") for r in rhos for w in args.worlds.split(",")
-            for seed in range(args.seeds)]
+            for seed in range(args.first_seed, args.first_seed + args.seeds)]
     jobs.sort(key=lambda j: (j[0] == "terminal", j[2] == 1.0, j[3]))  # the fast suite and the noisy worlds first
     print(f"search efficiency: {len(jobs)} (suite, world, seed) jobs, {args.workers} worker(s), cores {os.cpu_count()}, "
           f"objective joint, simulated agent (numbers test the search, not a model)", flush=True)

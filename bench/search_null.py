@@ -48,8 +48,12 @@ def copies(incumbent: Harness, round_no: int, k: int) -> list[Harness]:
 class CopyAdapter(HarnessAdapter):
     """GEPA's adapter with a proposer of copies: each proposal adds a neutral revision note."""
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.proposed = 0
+
     def _propose(self, candidate, reflective_dataset, components_to_update):
-        self.proposed = getattr(self, "proposed", 0) + 1
+        self.proposed += 1
         return {"system_prompt": f"{candidate['system_prompt'].rstrip()}\n(Revision note g{self.proposed}.)\n"}
 
 
@@ -78,7 +82,7 @@ def gepa_null(seed: int, args, cache_dir: str, budget: int) -> dict[str, int]:
     adapter = CopyAdapter(arena, start, space, offline=True, seed=seed)
     result, _ = optimize_with_gepa(arena, start, space, budget, seed=seed, adapter=adapter)
     return {"ends_on_copy": int(result.best_idx != 0), "admitted": len(result.candidates) - 1,
-            "proposed": getattr(adapter, "proposed", 0), "rollouts": arena.rollouts}
+            "proposed": adapter.proposed, "rollouts": arena.rollouts}
 
 
 def run_replicate(job: tuple) -> dict[str, dict[str, int]]:
