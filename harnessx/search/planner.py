@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from scipy.stats import binom, norm
 
 from harnessx.errors import InputError
+from harnessx.search.sequential import Sequential
 
 
 @dataclass(frozen=True)
@@ -43,8 +44,8 @@ class PlanConfig:
     max_rollouts: int | None = None
     max_cost: float | None = None
     cost_per_rollout: float | None = None  # USD, from an R0 estimate
-    extra_seeds: int = 1             # sequential: seeds a promising challenger may add (test looks - 1)
-    screen_share: float = 0.2        # sequential: share of the split that screens (at least 8 tasks)
+    extra_seeds: int = Sequential.extra_seeds  # sequential: seeds a promising challenger may add (test looks - 1)
+    screen_share: float = Sequential.first     # sequential: share of the split that screens (at least 8 tasks)
 
     def __post_init__(self) -> None:
         checks = [("tasks", self.tasks >= 1, "at least 1"), ("rounds", self.rounds >= 0, ">= 0"),
@@ -99,8 +100,7 @@ def divisor(config: PlanConfig) -> int:
 
 def screened(config: PlanConfig) -> int:
     """Tasks sequential's screen uses (0 when there is nothing to choose or no task left to test)."""
-    m = min(config.tasks, max(8, math.ceil(config.screen_share * config.tasks)))
-    return m if config.proposals > 1 and config.tasks > m else 0
+    return Sequential(first=config.screen_share).screen_size(config.tasks, config.proposals)
 
 
 def sigma(config: PlanConfig) -> float:

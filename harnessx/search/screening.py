@@ -56,7 +56,7 @@ async def judge_screened(rule: "Sequential", incumbent: Harness, proposals: list
 
     n_all, order = len(arena.tasks), [t.id for t in arena.tasks]
     key, strata = arena.objective.value_key, arena.objective.strata
-    m = rule._first(n_all) if len(proposals) > 1 and n_all > rule._first(n_all) else 0
+    m = rule.screen_size(n_all, len(proposals))
     verdicts: dict[int, Verdict] = {}
     chosen = 0
     if m:

@@ -65,6 +65,11 @@ def max_wealth(d: np.ndarray, cap: float = 0.9) -> float:
     return float(max(1.0, path.max())) if path.size else 1.0
 
 
+def first_rung(n_all: int, share: float) -> int:
+    """The first rung (and the screen): `share` of the split, at least 8 tasks."""
+    return min(n_all, max(8, math.ceil(share * n_all)))
+
+
 def differences(paired: Paired, order: list[str], stratum: str | None = None) -> np.ndarray:
     """Per-task differences in the arena's order (optionally of one stratum)."""
     ids = [t for t in order if t in paired.per_task and (stratum is None or paired.strata[t] == stratum)]
@@ -94,7 +99,12 @@ class Sequential:
             raise InputError("--accept sequential", f"unknown design {self.design!r}", "screen or halving")
 
     def _first(self, n_all: int) -> int:
-        return min(n_all, max(8, math.ceil(self.first * n_all)))
+        return first_rung(n_all, self.first)
+
+    def screen_size(self, n_all: int, k: int) -> int:
+        """Tasks the screen design screens on (0 when there is nothing to choose or no task left to test)."""
+        m = self._first(n_all)
+        return m if k > 1 and n_all > m else 0
 
     def _rungs(self, n_all: int, paid: int) -> list[int]:
         limit = min(n_all, max(paid, 0) + max(self._first(n_all), math.ceil(self.max_share * n_all)))

@@ -23,13 +23,6 @@ from harnessx.sim.profile import Profile, load_profile
 NO_CHANNEL = "I can only act inside a HarnessX episode (no simulator side channel was sent)."
 
 
-def episode_seed(profile: Profile, task_id: str, seed: int, harness_text: str, harness_id: str = "") -> int:
-    """Seed of one episode: common random numbers for every harness under the default pairing
-    (draws never depend on unrelated prompt text); `text` and `partial` pairing re-draw
-    (harnessx/sim/pairing.py)."""
-    return pairing.episode_seed(profile, task_id, seed, harness_text, harness_id)
-
-
 @lru_cache(maxsize=4096)
 def _plan(side_json: str, tools: frozenset[str] = frozenset()) -> Plan:
     return build_plan(json.loads(side_json), tools)
@@ -42,7 +35,7 @@ def _decision(profile_name: str, side_json: str, system: str, handoff: str, seed
     side = json.loads(side_json)
     cues = active_cues(system, "system") | active_cues(handoff, "handoff")
     shift = shifts(cues, profile)
-    key = episode_seed(profile, side["task_id"], seed, system + handoff, harness_id)
+    key = pairing.episode_seed(profile, side["task_id"], seed, system + handoff, harness_id)
     return decide(profile, side, _plan(side_json, tools), shift, key), shift
 
 
