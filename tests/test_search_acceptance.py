@@ -8,7 +8,7 @@ from harnessx.evaluation import Evaluation
 from harnessx.harness import load_preset
 from harnessx.scoring import Scorecard, TaskScore
 from harnessx.search.acceptance import Greedy, PairedRacing, make_acceptance
-from harnessx.search.arena import _interleave
+from harnessx.search.arena import Arena, _interleave
 from harnessx.search.objectives import get_objective
 from harnessx.tasks import Blocker, Evidence, Task
 
@@ -50,10 +50,16 @@ class FakeArena:
         self.tasks = _interleave(self.objective.tasks(list(first.tasks)), 0)
         self.evals = evals
         self.served: list[tuple[str, int]] = []
+        self.round = 1
+
+    rotated = Arena.rotated
 
     async def evaluate(self, harness, n_tasks=None):
+        return await self.evaluate_on(harness, self.tasks[: n_tasks or len(self.tasks)])
+
+    async def evaluate_on(self, harness, tasks, seeds=None):
         ev = self.evals[harness.hash]
-        keep = {t.id for t in self.tasks[: n_tasks or len(self.tasks)]}
+        keep = {t.id for t in tasks}
         scores = [s for s in ev.scores if s.task_id in keep]
         self.served.append((harness.name, len(keep)))
         return Evaluation(ev.harness, tuple(t for t in ev.tasks if t.id in keep), ev.seeds, (), tuple(scores),

@@ -156,6 +156,22 @@ def test_resume_after_kill_mid_round_pays_no_finished_rollout(finished, tmp_path
     assert result.summary["rounds_done"] == 2 and len(finished_keys) + len(fresh.keys) == result.summary["rollouts"]
 
 
+def test_resume_restores_the_acceptance_rules_memory(tmp_path):
+    """A rule with memory (`restore`) gets the resumed search's ledger before the next round."""
+    from harnessx.search.sequential import Sequential
+
+    class Recording(Sequential):
+        def restore(self, history):
+            self.restored = [row["hash"] for row in history]
+            super().restore(history)
+
+    cfg = config(tmp_path, rounds=1, accept="sequential")
+    first = run(cfg)
+    rule = Recording()
+    run(config(tmp_path, rounds=2, accept="sequential"), resume=True, acceptance=rule)
+    assert rule.restored == [row["hash"] for row in first.ledger]
+
+
 def test_export_reloads_and_reproduces_its_score(finished, tmp_path):
     _, result, _ = finished
     out = tmp_path / "harness.yaml"

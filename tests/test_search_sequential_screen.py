@@ -28,6 +28,8 @@ class SeededArena(FakeArena):
         self.extra, self.seeds = extra or {}, [0]
 
     async def evaluate_on(self, harness, tasks, seeds=None):
+        if seeds is None:
+            return await super().evaluate_on(harness, tasks)
         ev = self.extra[(harness.name, seeds[0])]
         keep = {t.id for t in tasks}
         scores = [s for s in ev.scores if s.task_id in keep]
@@ -44,11 +46,12 @@ def flags(ids: set[str]) -> tuple[list[int], list[int]]:
     return ([int(f"b{i}" in ids) for i in range(N)], [int(f"f{i}" in ids) for i in range(N)])
 
 
-def run(rule, incumbent, proposals, extra=None):
+def run(rule, incumbent, proposals, extra=None, round_no=1):
     evals = {"inc": evaluation("inc", TASKS, *incumbent)}
     evals.update({name: evaluation(name, TASKS, *f) for name, f in proposals.items()})
     arena = SeededArena({ev.harness.hash: ev for ev in evals.values()},
                         {(name, seed): evaluation(name, TASKS, *f) for (name, seed), f in (extra or {}).items()})
+    arena.round = round_no
     verdicts = asyncio.run(rule.judge(evals["inc"].harness, [evals[n].harness for n in proposals], arena))
     return verdicts, arena
 
@@ -65,6 +68,54 @@ def test_screen_picks_the_best_and_tests_it_on_the_confirmation_tasks_only():
     assert win.accepted and win.mean_diff == 1.0 and "64 fresh" in win.reason   # Δ on the 64 fresh tasks
     assert not copy.accepted and not copy.undecided and "not chosen" in copy.reason
     assert max(n for name, n in arena.served if name == "copy") == 16            # the loser paid the screen only
+
+
+def test_a_rotating_screen_window_moves_with_the_round_and_the_test_keeps_to_the_rest():
+    """Round 3 screens on ORDER[32:48]. "early" gains only on round 1's window, "late" everywhere but
+    there: round 3 chooses "late" and tests it on the 64 other tasks (ORDER[48:] + ORDER[:32])."""
+    window1 = {t.id for t in ORDER[:16]}
+    none = flags(set())
+    proposals = {"early": flags(window1), "late": flags({t.id for t in ORDER} - window1)}
+    verdicts, arena = run(Sequential(extra_seeds=0, rotate=True), none, proposals, round_no=3)
+    early, late = verdicts
+    assert late.accepted and "64 fresh" in late.reason and late.mean_diff == 0.75  # 48 of its 64 test tasks
+    assert {n for name, n in arena.served if name == "early"} == {16}             # the screen only
+    assert not early.accepted and "proposal 1 was ahead" in early.reason  # round 3's window shows it no gain
+    # the same proposals in round 1, or in round 3 with rotate off (the default): the first window
+    # decides, and "early" has nothing on its fresh tasks
+    for rule, round_no in ((Sequential(extra_seeds=0, rotate=True), 1), (Sequential(extra_seeds=0), 3)):
+        (e, l), _ = run(rule, none, proposals, round_no=round_no)
+        assert not e.accepted and not l.accepted and "stopped" in e.reason
+
+
+def test_rotated_orders_keep_pairs_and_wrap():
+    arena = SeededArena({"x": evaluation("x", TASKS, [0] * N, [0] * N)})
+    assert arena.rotated(0) == ORDER and arena.rotated(80) == ORDER
+    assert arena.rotated(16) == ORDER[16:] + ORDER[:16]
+    assert arena.rotated(17) == arena.rotated(16)        # rounded down to a whole blocked-feasible pair
+    assert arena.rotated(96) == arena.rotated(16)        # wraps around the split
+    for k in (2, 18, 50):
+        strata = [t.stratum for t in arena.rotated(k)]
+        assert all(strata[i] != strata[i + 1] for i in range(0, 78, 2))  # every even prefix is balanced
+
+
+def test_a_resumed_rule_remembers_what_it_confirmed():
+    """`restore` rebuilds the confirmed (incumbent, challenger) pairs from a ledger, and the restored
+    rule then gives the round to another proposal, as the uninterrupted one would."""
+    screen, rest = {t.id for t in ORDER[:16]}, {t.id for t in ORDER[16:]}
+    none = flags(set())
+    proposals = {"lead": flags(screen), "next": flags(set(list(screen)[:4]) | rest)}
+    (lead, nxt), _ = run(Sequential(extra_seeds=0), none, proposals)
+    assert "stopped" in lead.reason and not nxt.accepted            # a fresh rule confirms "lead"
+    inc_hash = evaluation("inc", TASKS, *none).harness.hash
+    lead_hash = evaluation("lead", TASKS, *proposals["lead"]).harness.hash
+    rule = Sequential(extra_seeds=0)
+    rule.restore([{"parent": None, "hash": inc_hash, "stage": "full"},
+                  {"parent": inc_hash, "hash": lead_hash, "stage": "32/80 tasks"},
+                  {"parent": inc_hash, "hash": "other", "stage": "screen 16/80 tasks"}])
+    assert rule.tested == {(inc_hash, lead_hash)}
+    (lead, nxt), _ = run(rule, none, proposals)
+    assert "already confirmed" in lead.reason and nxt.accepted
 
 
 def test_gains_on_the_screening_tasks_alone_are_never_accepted():

@@ -36,6 +36,7 @@ class Arena:
         self.spent: dict[str, float] = {}  # rollout key -> cost (USD)
         self._memo: dict[tuple[str, tuple[str, ...]], Evaluation] = {}
         self._pending: set[str] = set()
+        self.round = 0  # the round being judged (set by the search loop); a rule may rotate its tasks by it
 
     @property
     def rollouts(self) -> int:
@@ -48,6 +49,13 @@ class Arena:
     def prefix(self, n: int) -> list[Task]:
         """The first n tasks in the arena's stratified order (blocked and feasible interleaved)."""
         return self.tasks[: max(1, min(n, len(self.tasks)))]
+
+    def rotated(self, offset: int) -> list[Task]:
+        """The stratified order started `offset` tasks in (rounded down to a whole blocked-feasible pair,
+        so every prefix stays balanced) and wrapped around."""
+        n = len(self.tasks)
+        k = (offset - offset % 2) % n if n else 0
+        return self.tasks[k:] + self.tasks[:k]
 
     def paid(self, harness: Harness) -> int:
         """How many leading tasks (every seed) this search already has rollouts of for `harness`."""

@@ -192,6 +192,8 @@ class Search:
         state["stop_reason"] = None  # a resumed search may have a larger budget
         arena.spent.update(state["spent"])
         history = self.dir.trim_ledger(state["round"])
+        if hasattr(self.acceptance, "restore"):  # a rule with memory (sequential) rebuilds it from the ledger
+            self.acceptance.restore(history)
         study = open_study(self.config.storage, self.dir / "optuna.log", self.config.run_name, self.objective.name)
         optuna_ledger = OptunaLedger(study, self.space)
         for key, value in {"objective": self.objective.name, "env": self.config.env, "model": self.config.model,
@@ -227,6 +229,7 @@ class Search:
                 if not proposals:
                     state["stop_reason"] = "the proposer has no new edit" + (f" ({'; '.join(dropped)})" if dropped else "")
                     break
+                arena.round = round_no
                 verdicts = await self.acceptance.judge(incumbent, [p.harness for p in proposals], arena)
             except (BudgetExhausted, ModelOutage) as exc:
                 state["stop_reason"] = f"{'model' if isinstance(exc, ModelOutage) else 'budget'}: {exc}"

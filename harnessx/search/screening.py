@@ -3,7 +3,8 @@
 Per round, in the arena's stratified order (blocked and feasible interleaved):
 
 1. **Screen.** Every proposal meets the incumbent on the first `m` tasks (a fifth of the split, at
-   least 8). The one with the largest mean per-task difference (ties: the proposer's earlier one)
+   least 8); with `rotate`, round r's window starts (r - 1) * m tasks into the order instead, so
+   successive rounds screen on different tasks. The one with the largest mean per-task difference (ties: the proposer's earlier one)
    is the round's only challenger; if no proposal is ahead there, the round stops (the others are
    undecided when ahead, refuted only by a clear harm e-value). The screening tasks only select:
    they never enter the test, so selecting the best of K costs no multiplicity correction.
@@ -54,14 +55,15 @@ def confirm_rungs(m: int, n_all: int) -> list[int]:
 async def judge_screened(rule: "Sequential", incumbent: Harness, proposals: list[Harness], arena: Arena) -> list[Verdict]:
     from harnessx.search.sequential import differences, max_wealth
 
-    n_all, order = len(arena.tasks), [t.id for t in arena.tasks]
-    key, strata = arena.objective.value_key, arena.objective.strata
+    n_all, key, strata = len(arena.tasks), arena.objective.value_key, arena.objective.strata
     m = rule.screen_size(n_all, len(proposals))
+    tasks = arena.rotated((max(getattr(arena, "round", 1), 1) - 1) * m) if rule.rotate and m else arena.tasks
+    order = [t.id for t in tasks]
     verdicts: dict[int, Verdict] = {}
     chosen = 0
     if m:
-        inc = await arena.evaluate(incumbent, m)
-        evals = await asyncio.gather(*(arena.evaluate(p, m) for p in proposals))
+        inc = await arena.evaluate_on(incumbent, tasks[:m])
+        evals = await asyncio.gather(*(arena.evaluate_on(p, tasks[:m]) for p in proposals))
         means = {}
         for i, ev in enumerate(evals):
             d = differences(Paired.of(ev, inc, key), order[:m])
@@ -84,13 +86,14 @@ async def judge_screened(rule: "Sequential", incumbent: Harness, proposals: list
                                      " (already confirmed against this incumbent)" if i not in fresh else
                                      f" (proposal {chosen} was ahead, {means[chosen]:+.3f})"))
         if means[chosen] <= 0 or verdicts[chosen].reason:
-            return await _finish(verdicts, incumbent, arena, key, strata, len(proposals))
+            return await _finish(verdicts, incumbent, arena, key, strata, len(proposals), tasks)
     challenger, conf_ids = proposals[chosen], order[m:]
     rule.tested.add((incumbent.hash, challenger.hash))
     looks = 1 + int(rule.extra_seeds)  # test looks: the split's confirmation tasks, then each extra seed
     level = rule.alpha / looks / (2 if rule.early else 1)
     for size in confirm_rungs(m, n_all) if m else rule._rungs(n_all, 0):
-        inc, ev = await asyncio.gather(arena.evaluate(incumbent, size), arena.evaluate(challenger, size))
+        inc, ev = await asyncio.gather(arena.evaluate_on(incumbent, tasks[:size]),
+                                       arena.evaluate_on(challenger, tasks[:size]))
         paired = subset(Paired.of(ev, inc, key), conf_ids)
         d = differences(paired, conf_ids)
         verdict = verdicts[chosen] = Verdict(ev, "full" if size >= n_all else f"{size}/{n_all} tasks")
@@ -112,7 +115,7 @@ async def judge_screened(rule: "Sequential", incumbent: Harness, proposals: list
         else:
             continue
         break
-    return await _finish(verdicts, incumbent, arena, key, strata, len(proposals))
+    return await _finish(verdicts, incumbent, arena, key, strata, len(proposals), tasks)
 
 
 def _vetoed(paired: Paired, strata: tuple[str, ...], alpha: float) -> list[str]:
@@ -154,9 +157,10 @@ async def _test(rule: "Sequential", verdict: Verdict, paired: Paired, incumbent:
             return
 
 
-async def _finish(verdicts: dict[int, Verdict], incumbent: Harness, arena: Arena, key, strata, k: int) -> list[Verdict]:
+async def _finish(verdicts: dict[int, Verdict], incumbent: Harness, arena: Arena, key, strata, k: int,
+                  tasks: list) -> list[Verdict]:
     """Describe every verdict on its own tasks (mean, bootstrap CI, strata), keeping the test's p."""
-    inc = await arena.evaluate(incumbent, max(len(v.evaluation.tasks) for v in verdicts.values()))
+    inc = await arena.evaluate_on(incumbent, tasks[:max(len(v.evaluation.tasks) for v in verdicts.values())])
     for verdict in verdicts.values():
         p_value, p_adjusted, mean = verdict.p_value, verdict.p_adjusted, verdict.mean_diff
         _describe(verdict, Paired.of(verdict.evaluation, inc, key), strata)

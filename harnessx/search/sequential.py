@@ -91,12 +91,20 @@ class Sequential:
     futility: float = 0.0    # screen: a look stops the challenger when its confirmation mean Δ is <= this
     extra_seeds: int = 1     # screen: seeds a promising, undecided challenger may add (each one more test look)
     promising: float = 0.3   # screen: ... when its p at the last look is below this
+    rotate: bool = False     # screen: round r screens on the window (r - 1) * m tasks into the order
     name: str = "sequential"
     tested: set = field(default_factory=set, repr=False)  # (incumbent, challenger) hashes confirmed so far
 
     def __post_init__(self) -> None:
         if self.design not in ("screen", "halving"):
             raise InputError("--accept sequential", f"unknown design {self.design!r}", "screen or halving")
+
+    def restore(self, history: list[dict]) -> None:
+        """Rebuild what the rule remembers from a resumed search's ledger: the (incumbent, challenger)
+        pairs it confirmed (every verdict that got past the screen), so a resumed search chooses what
+        the uninterrupted one would have."""
+        self.tested = {(row["parent"], row["hash"]) for row in history
+                       if row.get("parent") and not str(row.get("stage", "")).startswith("screen")}
 
     def _first(self, n_all: int) -> int:
         return first_rung(n_all, self.first)
