@@ -4,7 +4,13 @@
 - paired:     paired test + Holm + racing, same proposer and shape, 1 rollout per task;
 - sequential: screen the round's proposals on a fifth of the split, test the best on the rest
               (harnessx/search/screening.py; `--sequential design=halving` for the earlier design);
-- gepa:       gepa.optimize through the HarnessX adapter with `sequential`'s rollouts (equal rollouts).
+- gepa:       gepa.optimize through the HarnessX adapter with `sequential`'s rollouts (equal rollouts);
+- oracle:     a bound, not a rule (`--strategies ...,oracle`): each round the truly best proposal is
+              picked for free (ground truth) and confirmed on the whole split by the one-sided paired
+              sign-flip test at alpha. A rule that confirms one edit per round at alpha selects no
+              better and tests on no more tasks, so it says which targets such rules can reach;
+- composite:  the oracle with one more proposal per round, the composite of the rules proposer's edits,
+              so a round may confirm several edits at once (the bound of that way past one edit per round).
 
 Per world (`sim/baseline` = today's, `sim/harmful` = a third or more of the edits hurt) and suite,
 over several search seeds: rollouts; ground-truth joint gain of the selected harness over R0 on
@@ -40,12 +46,13 @@ from harnessx.envs.registry import get_suite
 from harnessx.harness import Harness
 from harnessx.models.client import ModelClient
 from harnessx.search import Arena, Search, SearchConfig, get_objective, load_space
-from harnessx.search.acceptance import make_acceptance
+from harnessx.search.acceptance import Paired, Verdict, make_acceptance
+from harnessx.search.proposers import Proposal, RulesProposer
 from harnessx.search.gepa import optimize_with_gepa
-from harnessx.sim import ground_truth
+from harnessx.sim.ground_truth import ground_truth_async
 from harnessx.sim.pairing import with_rho
 
-STRATEGIES = ("paper", "paired", "sequential", "gepa")
+STRATEGIES = ("paper", "paired", "sequential", "gepa", "oracle", "composite")
 RULES = {"paper": "greedy", "paired": "paired", "sequential": "sequential"}
 
 
@@ -74,15 +81,20 @@ class Truth:
         self.suite, self.profile, self.split, self.epochs = suite, profile, split, epochs
         self.memo: dict[str, list[float]] = {}
 
-    def per_epoch(self, harness: Harness) -> list[float]:
+    async def per_epoch_async(self, harness: Harness) -> list[float]:
         if harness.hash not in self.memo:
-            self.memo[harness.hash] = [
-                ground_truth(harness, self.suite, self.profile, epochs=1, split=self.split, seed0=50_000 + e).joint.mean
-                for e in range(self.epochs)]
+            self.memo[harness.hash] = [(await ground_truth_async(harness, self.suite, self.profile, epochs=1, split=self.split,
+                                                                 seed0=50_000 + e)).joint.mean for e in range(self.epochs)]
         return self.memo[harness.hash]
+
+    def per_epoch(self, harness: Harness) -> list[float]:
+        return self.memo[harness.hash] if harness.hash in self.memo else asyncio.run(self.per_epoch_async(harness))
 
     def value(self, harness: Harness) -> float:
         return statistics.mean(self.per_epoch(harness))
+
+    async def value_async(self, harness: Harness) -> float:
+        return statistics.mean(await self.per_epoch_async(harness))
 
     def harmful(self, child: Harness, parent: Harness) -> bool:
         d = [a - b for a, b in zip(self.per_epoch(child), self.per_epoch(parent))]
@@ -90,12 +102,87 @@ class Truth:
         return statistics.mean(d) < -max(2 * se, 1e-9)
 
 
-def run_search(rule: str, seed: int, suite, args, tmp: Path, cache: Path, model: str):
-    config = SearchConfig(objective="joint", env=suite.name, model=model, accept=rule, seed=seed,
+class Oracle:
+    """The bound: of the round's proposals not yet tested against this incumbent (a retest would meet
+    the same tasks and seeds), the one with the largest ground-truth gain is chosen at no rollout cost
+    (the others get a one-task evaluation, for the ledger) and, if that gain is positive, tested on the
+    whole split (incumbent rollouts reused) by the one-sided paired sign-flip test at alpha, with the
+    `joint` stratum veto. Selection uses no search data, so the test needs no correction."""
+
+    name = "oracle"
+
+    def __init__(self, truth: Truth, alpha: float = 0.05):
+        self.truth, self.alpha, self.tested = truth, alpha, set()
+
+    async def judge(self, incumbent: Harness, proposals: list[Harness], arena: Arena) -> list[Verdict]:
+        key, strata = arena.objective.value_key, arena.objective.strata
+        base = await self.truth.value_async(incumbent)
+        gains = [await self.truth.value_async(p) - base
+                 if (incumbent.hash, p.hash) not in self.tested else -math.inf for p in proposals]
+        best = max(range(len(proposals)), key=lambda i: (gains[i], -i))
+        inc = await arena.evaluate(incumbent)
+        verdicts = []
+        for i, proposal in enumerate(proposals):
+            if i != best or gains[i] <= 0:
+                ev = await arena.evaluate(proposal, 1)
+                why = "tested before" if gains[i] == -math.inf else f"GT gain {gains[i]:+.3f}"
+                verdicts.append(Verdict(ev, f"1/{len(arena.tasks)} tasks", reason=f"not chosen: {why}",
+                                        undecided=gains[i] > 0))  # the proposer may bring it back
+                continue
+            self.tested.add((incumbent.hash, proposal.hash))
+            ev = await arena.evaluate(proposal)
+            paired = Paired.of(ev, inc, key)
+            mean, p = paired.test()
+            vetoed = [s for s in strata if len(strata) > 1 and paired.test(s, harm=True)[1] < self.alpha]
+            accepted = p < self.alpha and not vetoed
+            verdicts.append(Verdict(ev, "full", accepted=accepted, mean_diff=mean, p_value=p, undecided=not accepted and mean > 0,
+                                    reason=f"GT gain {gains[i]:+.3f}; mean Δ {mean:+.3f}, p = {p:.4f}"))
+        return verdicts
+
+
+def compose(space, incumbent: Harness, harnesses: list[Harness]) -> Harness:
+    """The incumbent with every edit of `harnesses` (a clause per library, switch values), the earlier
+    harness winning where two change the same library or switch."""
+    out, taken = incumbent, set()
+    before = incumbent.switches.model_dump()
+    for harness in harnesses:
+        for name, library in space.libraries.items():
+            clause, held = library.current(harness), library.current(incumbent)
+            if clause is not None and (held is None or clause.id != held.id) and name not in taken:
+                out, taken = library.apply(out, clause), taken | {name}
+        changed = {k: v for k, v in harness.switches.model_dump().items() if before[k] != v and k not in taken}
+        if changed:
+            out, taken = out.with_switches(**changed), taken | set(changed)
+    return out
+
+
+class Composing:
+    """The rules proposer plus one more proposal: the composite of its k edits (for `composite`, the
+    oracle that may confirm several edits of a round at once)."""
+
+    name = "rules+composite"
+
+    def __init__(self):
+        self.rules = RulesProposer()
+
+    def propose(self, ctx, k: int) -> list[Proposal]:
+        singles = self.rules.propose(ctx, k)
+        whole = compose(ctx.space, ctx.incumbent, [p.harness for p in singles])
+        blocked = ctx.seen_hashes() - ctx.resumable_hashes()
+        if len(singles) < 2 or whole.hash in {p.harness.hash for p in singles} | blocked:
+            return singles
+        edit = " + ".join(p.edit for p in singles)
+        return singles + [Proposal(whole.renamed(f"R{ctx.round}", edit=edit), edit, "all of this round's edits at once",
+                                   "composite")]
+
+
+def run_search(rule: str, seed: int, suite, args, tmp: Path, cache: Path, model: str, truth: Truth | None = None):
+    config = SearchConfig(objective="joint", env=suite.name, model=model, accept=RULES.get(rule, "greedy"), seed=seed,
                           rounds=args.rounds, proposals=args.proposals, runs_dir=str(tmp), name=f"{rule}-{seed}",
                           tracking_uri=None)
     options = args.sequential if rule == "sequential" else {}
-    search = Search(config, suite=suite, acceptance=make_acceptance(rule, **options) if options else None)
+    acceptance = Oracle(truth) if rule in ("oracle", "composite") else make_acceptance(rule, **options) if options else None
+    search = Search(config, suite=suite, acceptance=acceptance, proposer=Composing() if rule == "composite" else None)
     search.dir.prepare(search.config_record(), resume=False)
     run_dir = search.dir.path
     (run_dir / "rollouts").symlink_to(cache, target_is_directory=True)  # rollouts are shared, counts are not
@@ -137,8 +224,8 @@ def job(env: str, profile: str, rho: float, seed: int, args) -> dict:
                 spent, chosen, accepted = run_gepa(rows["sequential"]["rollouts"], seed, suite, cache, model)
                 rounds = args.rounds
             else:
-                spent, chosen, accepted, rounds = run_search(RULES[name], seed, suite, args, Path(tmp) / name,
-                                                             cache, model)
+                spent, chosen, accepted, rounds = run_search(RULES.get(name, name), seed, suite, args, Path(tmp) / name,
+                                                             cache, model, search_truth)
             harmful = sum(search_truth.harmful(c, p) for c, p in accepted)
             rows[name] = {"rollouts": spent, "gain_search": search_truth.value(chosen) - search_truth.value(r0),
                           "gain_heldout": held_truth.value(chosen) - held_truth.value(r0),
@@ -209,12 +296,16 @@ def main() -> None:
     parser.add_argument("--rho", default="0.5,1",
                         help="pairing of the searches' rollouts, comma-separated: 1 = common random numbers "
                              "(no noise between harnesses), < 1 = partial (harnessx/sim/pairing.py)")
-    parser.add_argument("--strategies", default=",".join(STRATEGIES), help="a subset of " + ",".join(STRATEGIES))
+    parser.add_argument("--strategies", default=",".join(STRATEGIES[:4]),
+                        help="a subset of " + ",".join(STRATEGIES) + " (oracle and composite, the bounds, only when asked for)")
     parser.add_argument("--sequential", default="", help="options of the sequential rule, e.g. design=halving,early=1")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     args.sequential = {k: (v if k == "design" else float(v)) for k, v in
                        (kv.split("=", 1) for kv in filter(None, args.sequential.split(",")))}
+    unknown = set(args.strategies.split(",")) - set(STRATEGIES)
+    if unknown:
+        parser.error(f"--strategies: unknown {', '.join(sorted(unknown))} (expected a subset of {', '.join(STRATEGIES)})")
     args.strategies = [s for s in STRATEGIES if s in args.strategies.split(",")]
     if "gepa" in args.strategies and "sequential" not in args.strategies:
         parser.error("--strategies: gepa needs sequential (its budget)")
