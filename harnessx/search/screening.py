@@ -4,10 +4,11 @@ Per round, in the arena's stratified order (blocked and feasible interleaved):
 
 1. **Screen.** Every proposal meets the incumbent on the first `m` tasks (a fifth of the split, at
    least 8); with `rotate`, round r's window starts (r - 1) * m tasks into the order instead, so
-   successive rounds screen on different tasks. The one with the largest mean per-task difference (ties: the proposer's earlier one)
-   is the round's only challenger; if no proposal is ahead there, the round stops (the others are
-   undecided when ahead, refuted only by a clear harm e-value). The screening tasks only select:
-   they never enter the test, so selecting the best of K costs no multiplicity correction.
+   successive rounds screen on different tasks. The one with the largest mean per-task difference
+   (ties: the proposer's earlier one) is the round's only challenger; if no proposal is ahead
+   there, the round stops (the others are undecided when ahead, refuted only by a clear harm
+   e-value). The screening tasks only select: they never enter the test, so selecting the best
+   of K costs no multiplicity correction.
 2. **Confirm.** The challenger buys the remaining tasks in rungs (m, then doubling). After each
    rung a futility look stops it when its mean difference on the confirmation tasks is <= 0 or its
    harm e-value reaches 1 / drop_p (stopping early can only lower the chance of accepting, so the
