@@ -48,6 +48,7 @@ from harnessx.models.client import ModelClient
 from harnessx.search import Arena, Search, SearchConfig, get_objective, load_space
 from harnessx.search.acceptance import Paired, Verdict, make_acceptance
 from harnessx.search.proposers import Proposal, RulesProposer
+from harnessx.search.screening import vetoed_strata
 from harnessx.search.gepa import optimize_with_gepa
 from harnessx.sim.ground_truth import ground_truth_async
 from harnessx.sim.pairing import with_rho
@@ -133,8 +134,7 @@ class Oracle:
             ev = await arena.evaluate(proposal)
             paired = Paired.of(ev, inc, key)
             mean, p = paired.test()
-            vetoed = [s for s in strata if len(strata) > 1 and paired.test(s, harm=True)[1] < self.alpha]
-            accepted = p < self.alpha and not vetoed
+            accepted = p < self.alpha and not vetoed_strata(paired, strata, self.alpha)
             verdicts.append(Verdict(ev, "full", accepted=accepted, mean_diff=mean, p_value=p, undecided=not accepted and mean > 0,
                                     reason=f"GT gain {gains[i]:+.3f}; mean Δ {mean:+.3f}, p = {p:.4f}"))
         return verdicts
@@ -145,10 +145,11 @@ def compose(space, incumbent: Harness, harnesses: list[Harness]) -> Harness:
     harness winning where two change the same library or switch."""
     out, taken = incumbent, set()
     before = incumbent.switches.model_dump()
+    held = {name: library.current(incumbent) for name, library in space.libraries.items()}
     for harness in harnesses:
         for name, library in space.libraries.items():
-            clause, held = library.current(harness), library.current(incumbent)
-            if clause is not None and (held is None or clause.id != held.id) and name not in taken:
+            clause = library.current(harness)
+            if clause is not None and (held[name] is None or clause.id != held[name].id) and name not in taken:
                 out, taken = library.apply(out, clause), taken | {name}
         changed = {k: v for k, v in harness.switches.model_dump().items() if before[k] != v and k not in taken}
         if changed:
@@ -177,8 +178,9 @@ class Composing:
 
 
 def run_search(rule: str, seed: int, suite, args, tmp: Path, cache: Path, model: str, truth: Truth | None = None):
-    config = SearchConfig(objective="joint", env=suite.name, model=model, accept=RULES.get(rule, "greedy"), seed=seed,
-                          rounds=args.rounds, proposals=args.proposals, runs_dir=str(tmp), name=f"{rule}-{seed}",
+    # the bounds bring their own rule object (its name goes into the run's config record)
+    config = SearchConfig(objective="joint", env=suite.name, model=model, seed=seed,
+                          accept=rule if rule in RULES.values() else "greedy", rounds=args.rounds, proposals=args.proposals, runs_dir=str(tmp), name=f"{rule}-{seed}",
                           tracking_uri=None)
     options = args.sequential if rule == "sequential" else {}
     acceptance = Oracle(truth) if rule in ("oracle", "composite") else make_acceptance(rule, **options) if options else None

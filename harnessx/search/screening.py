@@ -58,7 +58,7 @@ async def judge_screened(rule: "Sequential", incumbent: Harness, proposals: list
 
     n_all, key, strata = len(arena.tasks), arena.objective.value_key, arena.objective.strata
     m = rule.screen_size(n_all, len(proposals))
-    tasks = arena.rotated((max(getattr(arena, "round", 1), 1) - 1) * m) if rule.rotate and m else arena.tasks
+    tasks = arena.rotated(max(arena.round - 1, 0) * m) if rule.rotate and m else arena.tasks
     order = [t.id for t in tasks]
     verdicts: dict[int, Verdict] = {}
     chosen = 0
@@ -102,7 +102,7 @@ async def judge_screened(rule: "Sequential", incumbent: Harness, proposals: list
         harm, gain = max_wealth(-d, rule.cap), max_wealth(d, rule.cap)
         if ev.scorecard.joint.n == 0:
             verdict.reason = f"{verdict.stage}: no valid rollout"
-        elif rule.early and gain >= 2.0 / rule.alpha and not _vetoed(paired, strata, rule.alpha):
+        elif rule.early and gain >= 2.0 / rule.alpha and not vetoed_strata(paired, strata, rule.alpha):
             verdict.accepted, verdict.p_value = True, min(1.0, 1.0 / gain)
             verdict.reason = (f"accepted at {verdict.stage} (confirmation e-value {gain:.1f} >= {2 / rule.alpha:.0f}): "
                               f"mean Δ = {verdict.mean_diff:+.3f} on {d.size} fresh tasks")
@@ -119,7 +119,8 @@ async def judge_screened(rule: "Sequential", incumbent: Harness, proposals: list
     return await _finish(verdicts, incumbent, arena, key, strata, len(proposals), tasks)
 
 
-def _vetoed(paired: Paired, strata: tuple[str, ...], alpha: float) -> list[str]:
+def vetoed_strata(paired: Paired, strata: tuple[str, ...], alpha: float) -> list[str]:
+    """The strata whose one-sided harm test has p < alpha (the `joint` veto; none for one stratum)."""
     return [s for s in strata if len(strata) > 1 and paired.test(s, harm=True)[1] < alpha]
 
 
@@ -144,7 +145,7 @@ async def _test(rule: "Sequential", verdict: Verdict, paired: Paired, incumbent:
         verdict.mean_diff, verdict.p_value, verdict.p_adjusted = mean, p, min(1.0, p * looks)
         n, where = len(paired.per_task), f"{len(paired.per_task)} fresh (task, seed) samples" + (
             f", look {look + 1}/{looks}" if looks > 1 else "")
-        vetoed = _vetoed(paired, strata, rule.alpha)
+        vetoed = vetoed_strata(paired, strata, rule.alpha)
         if p < level and not vetoed:
             verdict.accepted = True
             verdict.reason = (f"accepted: mean Δ = {mean:+.3f} on {where}, one-sided p = {p:.4f} < {level:g}")
