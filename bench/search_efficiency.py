@@ -49,6 +49,7 @@ from harnessx.search import Arena, Search, SearchConfig, get_objective, load_spa
 from harnessx.search.acceptance import Paired, Verdict, make_acceptance
 from harnessx.search.proposers import Proposal, RulesProposer
 from harnessx.search.screening import vetoed_strata
+from harnessx.search.sequential import Sequential
 from harnessx.search.gepa import optimize_with_gepa
 from harnessx.sim.ground_truth import ground_truth_async
 from harnessx.sim.pairing import with_rho
@@ -303,8 +304,14 @@ def main() -> None:
     parser.add_argument("--sequential", default="", help="options of the sequential rule, e.g. design=halving,early=1")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    args.sequential = {k: (v if k == "design" else float(v)) for k, v in
-                       (kv.split("=", 1) for kv in filter(None, args.sequential.split(",")))}
+    try:
+        args.sequential = {k: (v if k == "design" else float(v)) for k, v in
+                           (kv.split("=", 1) for kv in filter(None, args.sequential.split(",")))}
+    except ValueError:
+        parser.error(f"--sequential {args.sequential!r}: expected name=number pairs, e.g. rotate=1,extra_seeds=0")
+    unknown = set(args.sequential) - set(Sequential.__dataclass_fields__)
+    if unknown:
+        parser.error(f"--sequential: unknown option {', '.join(sorted(unknown))}")
     unknown = set(args.strategies.split(",")) - set(STRATEGIES)
     if unknown:
         parser.error(f"--strategies: unknown {', '.join(sorted(unknown))} (expected a subset of {', '.join(STRATEGIES)})")
