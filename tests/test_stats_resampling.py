@@ -60,6 +60,12 @@ def test_no_difference_is_no_evidence():
         paired_test([1], [0], method="t")
 
 
+def test_sign_flip_of_one_pair_is_exact():
+    # one pair: the observed difference and its flip; a gain is as large as the observed in 1 of 2
+    assert paired_test([1.0], [0.0]).p_value == 0.5
+    assert paired_test([0.0], [1.0]).p_value == 1.0
+
+
 def test_holm_step_down():
     assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
     assert holm([0.5, 0.6]) == [1.0, 1.0]

@@ -38,6 +38,8 @@ def paired_test(challenger: Sequence[float], incumbent: Sequence[float], method:
         raise ValueError("paired_test needs at least one matched pair")
     if not diff.any():
         return PairedTest(0.0, 1.0, int(diff.size), method)
+    if method == "sign_flip" and diff.size == 1:  # the two sign assignments, exactly (scipy needs two or more)
+        return PairedTest(float(diff[0]), 0.5 if diff[0] > 0 else 1.0, 1, method)
     if method == "sign_flip":
         res = permutation_test((diff,), _mean, permutation_type="samples", alternative="greater", vectorized=True,
                                n_resamples=n_resamples, random_state=np.random.default_rng(seed))
