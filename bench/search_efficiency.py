@@ -4,7 +4,10 @@
 - paired:     paired test + Holm + racing, same proposer and shape, 1 rollout per task;
 - sequential: screen the round's proposals on a fifth of the split, test the best on the rest
               (harnessx/search/screening.py; `--sequential design=halving` for the earlier design);
-- gepa:       gepa.optimize through the HarnessX adapter with `sequential`'s rollouts (equal rollouts);
+- stack:      unconfirmed moves on the same screen, the stack of them tested every 2 rounds on the rest
+              (harnessx/search/stacking.py; `--stack every=3` etc.);
+- gepa:       gepa.optimize through the HarnessX adapter with `sequential`'s rollouts (equal rollouts;
+              `--gepa-budget-of stack` for stack's);
 - oracle:     a bound, not a rule (`--strategies ...,oracle`): each round the truly best proposal is
               picked for free (ground truth) and confirmed on the whole split by the one-sided paired
               sign-flip test at alpha. A rule that confirms one edit per round at alpha selects no
@@ -50,12 +53,13 @@ from harnessx.search.acceptance import Paired, Verdict, make_acceptance
 from harnessx.search.proposers import Proposal, RulesProposer
 from harnessx.search.screening import vetoed_strata
 from harnessx.search.sequential import Sequential
+from harnessx.search.stacking import Stacking
 from harnessx.search.gepa import optimize_with_gepa
 from harnessx.sim.ground_truth import ground_truth_async
 from harnessx.sim.pairing import with_rho
 
-STRATEGIES = ("paper", "paired", "sequential", "gepa", "oracle", "composite")
-RULES = {"paper": "greedy", "paired": "paired", "sequential": "sequential"}
+STRATEGIES = ("paper", "paired", "sequential", "stack", "gepa", "oracle", "composite")
+RULES = {"paper": "greedy", "paired": "paired", "sequential": "sequential", "stack": "stack"}
 
 
 class Subset:
@@ -183,7 +187,7 @@ def run_search(rule: str, seed: int, suite, args, tmp: Path, cache: Path, model:
     config = SearchConfig(objective="joint", env=suite.name, model=model, seed=seed,
                           accept=rule if rule in RULES.values() else "greedy", rounds=args.rounds, proposals=args.proposals, runs_dir=str(tmp), name=f"{rule}-{seed}",
                           tracking_uri=None)
-    options = args.sequential if rule == "sequential" else {}
+    options = {"sequential": args.sequential, "stack": args.stack}.get(rule, {})
     acceptance = Oracle(truth) if rule in ("oracle", "composite") else make_acceptance(rule, **options) if options else None
     search = Search(config, suite=suite, acceptance=acceptance, proposer=Composing() if rule == "composite" else None)
     search.dir.prepare(search.config_record(), resume=False)
@@ -224,7 +228,7 @@ def job(env: str, profile: str, rho: float, seed: int, args) -> dict:
         cache.mkdir()
         for name in args.strategies:
             if name == "gepa":
-                spent, chosen, accepted = run_gepa(rows["sequential"]["rollouts"], seed, suite, cache, model)
+                spent, chosen, accepted = run_gepa(rows[args.gepa_budget_of]["rollouts"], seed, suite, cache, model)
                 rounds = args.rounds
             else:
                 spent, chosen, accepted, rounds = run_search(RULES.get(name, name), seed, suite, args, Path(tmp) / name,
@@ -302,22 +306,28 @@ def main() -> None:
     parser.add_argument("--strategies", default=",".join(STRATEGIES[:4]),
                         help="a subset of " + ",".join(STRATEGIES) + " (oracle and composite, the bounds, only when asked for)")
     parser.add_argument("--sequential", default="", help="options of the sequential rule, e.g. design=halving,early=1")
+    parser.add_argument("--stack", default="", help="options of the stack rule, e.g. every=3,first=0.125")
+    parser.add_argument("--gepa-budget-of", default="sequential", choices=("sequential", "stack"),
+                        help="GEPA gets this strategy's rollouts of the same job as its budget")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    try:
-        args.sequential = {k: (v if k == "design" else float(v)) for k, v in
-                           (kv.split("=", 1) for kv in filter(None, args.sequential.split(",")))}
-    except ValueError:
-        parser.error(f"--sequential {args.sequential!r}: expected name=number pairs, e.g. rotate=1,extra_seeds=0")
-    unknown = set(args.sequential) - set(Sequential.__dataclass_fields__)
-    if unknown:
-        parser.error(f"--sequential: unknown option {', '.join(sorted(unknown))}")
+    for flag, rule in (("sequential", Sequential), ("stack", Stacking)):
+        text = getattr(args, flag)
+        try:
+            options = {k: (v if k == "design" else float(v)) for k, v in
+                       (kv.split("=", 1) for kv in filter(None, text.split(",")))}
+        except ValueError:
+            parser.error(f"--{flag} {text!r}: expected name=number pairs, e.g. rotate=1,extra_seeds=0")
+        unknown = set(options) - set(rule.__dataclass_fields__)
+        if unknown:
+            parser.error(f"--{flag}: unknown option {', '.join(sorted(unknown))}")
+        setattr(args, flag, options)
     unknown = set(args.strategies.split(",")) - set(STRATEGIES)
     if unknown:
         parser.error(f"--strategies: unknown {', '.join(sorted(unknown))} (expected a subset of {', '.join(STRATEGIES)})")
     args.strategies = [s for s in STRATEGIES if s in args.strategies.split(",")]
-    if "gepa" in args.strategies and "sequential" not in args.strategies:
-        parser.error("--strategies: gepa needs sequential (its budget)")
+    if "gepa" in args.strategies and args.gepa_budget_of not in args.strategies:
+        parser.error(f"--strategies: gepa needs {args.gepa_budget_of} (its budget; --gepa-budget-of)")
     args.tasks = {"retail": args.retail_tasks, "terminal": args.terminal_tasks}
     args.heldout = {"retail": args.heldout_tasks, "terminal": min(args.heldout_tasks, 12)}
     for env in args.envs.split(","):

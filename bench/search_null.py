@@ -5,8 +5,9 @@ exactly like the incumbent. The simulator's default pairing (common random numbe
 copy the incumbent's very outcomes, so the null runs on the profile's `pairing: text` variant:
 each copy draws its own rollouts, as a real model's would. Any acceptance is a false accept. Per
 replicate (rollout seed): R0 + 8 rounds x 3 copies, one rollout per task, the paper's shape;
-`greedy`, `paired` and `sequential` (its default, screen design) judge the same copies on a shared
-rollout cache. GEPA runs too, with a proposer of copies and `sequential`'s rollouts of that
+`greedy`, `paired`, `sequential` (its default, screen design) and `stack` (unconfirmed moves to a
+copy, settlements every `--every` rounds; only a committed stack counts) judge the same copies on a
+shared rollout cache. GEPA runs too, with a proposer of copies and `sequential`'s rollouts of that
 replicate as its budget: it has no rounds, so its figure is per search (does it end on a copy?),
 next to the same figure of the three rules, and how many copies it let into its candidate pool.
 
@@ -30,6 +31,7 @@ from harnessx.models.client import ModelClient
 from harnessx.search import Arena, Greedy, PairedRacing, get_objective, load_space
 from harnessx.search.gepa import HarnessAdapter, optimize_with_gepa
 from harnessx.search.sequential import Sequential
+from harnessx.search.stacking import Stacking
 from harnessx.sim import load_profile, register_profile
 
 
@@ -70,7 +72,25 @@ async def replicate(seed: int, args, cache_dir: str) -> dict[str, dict[str, int]
             if winner is not None:
                 incumbent, hits = winner, hits + 1
         out[rule.name] = {"rounds": hits, "ends_on_copy": int(hits > 0), "rollouts": arena.rollouts}
+    arena = Arena(runner, suite.tasks("search"), get_objective(args.objective), [seed], order_seed=seed)
+    out["stack"] = await stack_null(Stacking(every=args.every), arena, args)
     return out
+
+
+async def stack_null(rule: Stacking, arena: Arena, args) -> dict[str, int]:
+    """`stack` as the search loop drives it: unconfirmed moves, then settlements; only a committed
+    stack is an accept (`moves` counts the unconfirmed moves to a copy)."""
+    working = confirmed = load_space().initial()
+    hits = moves = 0
+    for round_no in range(1, args.rounds + 1):
+        verdicts = await rule.judge(working, copies(working, round_no, args.proposals), arena)
+        moved = next((v.evaluation.harness for v in verdicts if v.provisional), None)
+        working, moves = (moved, moves + 1) if moved is not None else (working, moves)
+        settled = await rule.settle(working, confirmed, arena, round_no, round_no == args.rounds)
+        if settled is not None:
+            confirmed, hits = (settled.challenger, hits + 1) if settled.verdict.accepted else (confirmed, hits)
+            working = settled.incumbent
+    return {"rounds": hits, "ends_on_copy": int(hits > 0), "rollouts": arena.rollouts, "moves": moves}
 
 
 def gepa_null(seed: int, args, cache_dir: str, budget: int) -> dict[str, int]:
@@ -100,6 +120,7 @@ def main() -> None:
     parser.add_argument("--proposals", type=int, default=3)
     parser.add_argument("--objective", default="joint")
     parser.add_argument("--model", default="sim/baseline")
+    parser.add_argument("--every", type=int, default=Stacking.every, help="stack: rounds between settlements")
     parser.add_argument("--workers", type=int, default=2, help="replicates run in this many processes")
     args = parser.parse_args()
     started = time.monotonic()
@@ -111,13 +132,15 @@ def main() -> None:
     print(f"null test: {args.seeds} replicates x {args.rounds} rounds x {args.proposals} copies, "
           f"n = {3 * args.sources} toy tasks, 1 rollout each, objective {args.objective}, model {args.model} "
           f"(simulated, pairing: text)")
-    for name in ("greedy", "paired", "sequential"):
+    for name in ("greedy", "paired", "sequential", "stack"):
         hits, ends = total[name]["rounds"], total[name]["ends_on_copy"]
         lo, hi = wilson(hits, rounds)
         elo, ehi = wilson(ends, searches)
         print(f"  {name:10} accepted a copy in {hits}/{rounds} rounds = {hits / rounds:.3f} (95% CI {lo:.3f}-{hi:.3f}); "
               f"ends on a copy in {ends}/{searches} searches = {ends / searches:.2f} ({elo:.2f}-{ehi:.2f}); "
-              f"{total[name]['rollouts'] / searches:.0f} rollouts per search")
+              f"{total[name]['rollouts'] / searches:.0f} rollouts per search"
+              + (f"; {total[name]['moves']} unconfirmed moves to a copy, none selected unless committed"
+                 if name == "stack" else ""))
     g = total["gepa"]
     elo, ehi = wilson(g["ends_on_copy"], searches)
     print(f"  {'gepa':10} ends on a copy in {g['ends_on_copy']}/{searches} searches = {g['ends_on_copy'] / searches:.2f} "

@@ -211,3 +211,31 @@ def test_mlflow_parent_and_nested_runs(tmp_path):
     rows = [json.loads(line) for line in (result.run_dir / "ledger.jsonl").read_text().splitlines()]
     assert {r["mlflow_run_id"] for r in rows} == {c.info.run_id for c in children}
     shutil.rmtree(tmp_path / "mlruns")
+
+
+def test_a_stack_search_selects_only_what_a_settlement_confirmed(tmp_path):
+    """`stack` moves the working incumbent unconfirmed; the ledger counts only settlements as accepts,
+    each tested against the last confirmed harness; the selected harness is a confirmed one; a search
+    resumed halfway makes the same choices, and a rule restored from the ledger has the live one's state."""
+    from harnessx.search.stacking import SETTLE_STAGE, Stacking
+
+    rule = Stacking(every=2)
+    whole = run(config(tmp_path / "whole", rounds=4, accept="stack"), acceptance=rule)
+    confirmed, moves, settlements = None, 0, 0
+    for row in whole.ledger:
+        assert not (row["provisional"] and row["accepted"])
+        moves += row["provisional"]
+        if str(row["stage"]).startswith(SETTLE_STAGE):
+            settlements += 1
+            assert row["parent"] == confirmed
+        if row["accepted"]:
+            confirmed = row["hash"]
+    assert moves and settlements  # the toy suite exercises both
+    assert whole.summary["selected"]["hash"] == confirmed
+    replayed = Stacking(every=2)
+    replayed.restore(whole.ledger)
+    assert (replayed.window, replayed.confirmed) == (rule.window, rule.confirmed)
+    run(config(tmp_path / "halves", rounds=2, accept="stack"))
+    resumed = run(config(tmp_path / "halves", rounds=4, accept="stack"), resume=True)
+    assert [(r["hash"], r["stage"], r["accepted"]) for r in resumed.ledger] == \
+        [(r["hash"], r["stage"], r["accepted"]) for r in whole.ledger]

@@ -65,6 +65,21 @@ def test_sequential_screen_design_hand_computed():
     assert plan(PlanConfig(tasks=48, accept="sequential", extra_seeds=0)).rollouts_per_round == 3 * 10 + 38
 
 
+def test_stack_design_hand_computed():
+    # 48 tasks, K = 3: the same 10-task screen; the stack is tested on the other 38 at alpha = 0.05
+    # (one test per settlement), every 2 rounds
+    p = plan(PlanConfig(tasks=48, proposals=3, accept="stack", discordance=0.25, effect=0.10))
+    assert p.tested_tasks == 38
+    # MDE = (z_0.95 + z_0.8) * sqrt(0.25) / sqrt(38) = (1.64485 + 0.84162) * 0.5 / 6.16441 = 0.20168
+    assert p.mde == pytest.approx(0.20168, abs=1e-4)
+    # power(+0.10) = Phi(0.10 * sqrt(38) / 0.5 - 1.64485) = Phi(-0.41197) = 0.3402
+    assert p.power_at_effect == pytest.approx(0.3402, abs=1e-3)
+    # worst case per round: 3 x 10 screening + half of a 38-task settlement = 30 + 19
+    assert p.rollouts_per_round == 49
+    assert "alpha 0.05/1" in p.lines()[1] and "every 2 rounds" in p.lines()[1] and "settlement" in p.lines()[2]
+    assert plan(PlanConfig(tasks=48, accept="stack", every=3)).rollouts_per_round == 30 + 13
+
+
 def test_bad_plan_input_is_one_clear_error():
     with pytest.raises(InputError, match="--alpha"):
         PlanConfig(tasks=10, alpha=1.5)

@@ -34,7 +34,7 @@ def plan(
     rounds: int = typer.Option(8, "--rounds", min=0),
     proposals: int = typer.Option(3, "--proposals", min=1),
     epochs: int = typer.Option(1, "--epochs", min=1, help="Seeds per task."),
-    accept: str = typer.Option("paired", "--accept", help="greedy, paired or sequential."),
+    accept: str = typer.Option("paired", "--accept", help="greedy, paired, sequential or stack."),
     alpha: float = typer.Option(0.05, "--alpha"),
     power: float = typer.Option(0.8, "--power"),
     effect: float = typer.Option(None, "--effect", help="The gain to detect, absolute (0.05 = +5 pp)."),
@@ -47,8 +47,8 @@ def plan(
     tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt,
 ) -> None:
     """Rounds x proposals x seeds a budget buys, and the minimum detectable effect per round."""
-    if accept not in ("greedy", "paired", "sequential"):
-        raise InputError("--accept", f"unknown acceptance rule {accept!r}", "greedy, paired or sequential")
+    if accept not in ("greedy", "paired", "sequential", "stack"):
+        raise InputError("--accept", f"unknown acceptance rule {accept!r}", "greedy, paired, sequential or stack")
     if tasks is None:
         tasks = len(get_objective(objective).tasks(open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir).tasks("search")))
     if from_run is not None and cost_per_rollout is None:

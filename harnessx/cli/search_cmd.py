@@ -61,7 +61,9 @@ def search(
                                       "(default: --api-base), e.g. harnessx local serve's URL."),
     accept: str = typer.Option("paired", "--accept", help="Acceptance rule: paired (paired test + Holm + racing), "
                                "sequential (screens the proposals on a fifth of the tasks, tests the best one on "
-                               "the rest, an extra seed while promising) or greedy (the paper's: best proposal if its objective is higher)."),
+                               "the rest, an extra seed while promising), stack (moves to the screen's best unconfirmed, "
+                               "tests the stack of moves every 2 rounds on the rest; only a passed stack is accepted) "
+                               "or greedy (the paper's: best proposal if its objective is higher)."),
     rounds: int = typer.Option(8, "--rounds", min=0, help="Rounds after R0."),
     proposals: int = typer.Option(3, "--proposals", min=1, help="Proposals per round."),
     epochs: int = typer.Option(1, "--epochs", min=1, help="Rollouts per task (seeds), the same for every candidate."),
@@ -165,9 +167,12 @@ def print_summary(summary: dict, run_dir: Path) -> None:
         table.add_row(f"{summary['objective']} (objective, mean)", _mean_cell(r0["values"][value_key]),
                       _mean_cell(chosen.get("values", {}).get(value_key)))
     console.print(table)
-    curve = ", ".join(f"R{e['round']}{'*' if e['accepted'] and e['round'] else ''}={objective_cell(e['objective'])}"
+    mark = lambda e: "*" if e["accepted"] and e["round"] else "~" if e.get("unconfirmed") else ""  # noqa: E731
+    curve = ", ".join(f"R{e['round']}{mark(e)}={objective_cell(e['objective'])}"
                       for e in summary["curve"] if e["objective"]["value"] is not None)
-    console.print(f"incumbent {summary['objective']} by round (* = accepted): {curve}")
+    legend = "* = accepted" + (", ~ = unconfirmed, on the tasks it has" if any(e.get("unconfirmed") for e in
+                                                                            summary["curve"]) else "")
+    console.print(f"incumbent {summary['objective']} by round ({legend}): {curve}")
     console.print(f"rollouts used: {summary['rollouts']}, cost ${summary['cost_usd']:.4f}, wall {summary['wall_s']}s"
                   + (f"; stopped: {summary['stop_reason']}" if summary.get("stop_reason") else ""))
     console.print(f"run: {run_dir}  (export: harnessx export {run_dir} --out harness.yaml)")

@@ -9,7 +9,9 @@ tasks) to stop clear losers early, and, for `joint`, a veto on a significant reg
 stratum. Both record p-values and a bootstrap CI of the mean per-task difference. `sequential`
 (harnessx/search/sequential.py) is the adaptive rule: by default it screens the round's proposals
 on a fifth of the split and tests only the best one on fresh tasks (harnessx/search/screening.py);
-its `halving` design is the anytime-valid betting test with successive halving.
+its `halving` design is the anytime-valid betting test with successive halving. `stack`
+(harnessx/search/stacking.py) moves to the screen's best proposal unconfirmed and accepts only a
+stack of such moves that passes a test at alpha on the tasks the screen did not use.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class Verdict:
     strata: dict[str, dict] = field(default_factory=dict)
     reason: str = ""
     undecided: bool = False         # rejected without evidence against it: the proposer may bring it back
+    provisional: bool = False       # the working incumbent moves to it unconfirmed (`stack`): not an accept
 
 
 @runtime_checkable
@@ -202,12 +205,13 @@ async def incumbent_evaluation(rule: AcceptanceRule, incumbent: Harness, arena: 
     return await (own(incumbent, arena) if own else arena.evaluate(incumbent))
 
 
-ACCEPTANCE = {"greedy": Greedy, "paired": PairedRacing, "sequential": None}  # sequential: loaded lazily
-TAKES_ALPHA = ("paired", "sequential")
+ACCEPTANCE = {"greedy": Greedy, "paired": PairedRacing, "sequential": None, "stack": None}  # the last two: lazily
+TAKES_ALPHA = ("paired", "sequential", "stack")
 
 
 def make_acceptance(rule: str | AcceptanceRule, **options) -> AcceptanceRule:
-    """A rule object, or its name: `greedy`, `paired` or `sequential` (harnessx/search/sequential.py)."""
+    """A rule object, or its name: `greedy`, `paired`, `sequential` (harnessx/search/sequential.py) or
+    `stack` (harnessx/search/stacking.py)."""
     if not isinstance(rule, str):
         return rule
     if rule not in ACCEPTANCE:
@@ -215,4 +219,7 @@ def make_acceptance(rule: str | AcceptanceRule, **options) -> AcceptanceRule:
     if rule == "sequential":
         from harnessx.search.sequential import Sequential
         return Sequential(**options)
+    if rule == "stack":
+        from harnessx.search.stacking import Stacking
+        return Stacking(**options)
     return ACCEPTANCE[rule](**options) if rule == "paired" else ACCEPTANCE[rule]()

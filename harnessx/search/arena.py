@@ -66,6 +66,10 @@ class Arena:
             n += 1
         return n
 
+    def paid_tasks(self, harness: Harness) -> list[Task]:
+        """The tasks (in the arena's order) this search already has rollouts of for `harness`, every seed."""
+        return [t for t in self.tasks if self._keys(harness, [t]) <= self.spent.keys()]
+
     def _keys(self, harness: Harness, tasks: list[Task], seeds: list[int] | None = None) -> set[str]:
         return {rollout_key(harness, t, s, self.runner.model_id) for t in tasks for s in seeds or self.seeds}
 

@@ -17,6 +17,9 @@ The budget (rollouts, or dollars at a per-rollout cost from an R0 estimate) buys
 worst case of the rule: greedy and paired evaluate every proposal on every task; `sequential`
 pays K m E screening rollouts, (n - m) E for the challenger's confirmation and 2 n per extra seed
 (challenger and incumbent); its MDE is stated at the first look (n - m tasks x E seeds at alpha / L).
+`stack` screens the same way (K m E per round) and tests the stack of its unconfirmed moves on the
+other n - m tasks at alpha every `every` rounds: (n - m) E per settlement, a share 1 / every of it
+per round; its MDE is that of the stack's combined gain, not of one edit.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from scipy.stats import binom, norm
 
 from harnessx.errors import InputError
 from harnessx.search.sequential import Sequential
+from harnessx.search.stacking import Stacking
 
 
 @dataclass(frozen=True)
@@ -45,7 +49,8 @@ class PlanConfig:
     max_cost: float | None = None
     cost_per_rollout: float | None = None  # USD, from an R0 estimate
     extra_seeds: int = Sequential.extra_seeds  # sequential: seeds a promising challenger may add (test looks - 1)
-    screen_share: float = Sequential.first     # sequential: share of the split that screens (at least 8 tasks)
+    screen_share: float = Sequential.first     # sequential, stack: share of the split that screens (at least 8 tasks)
+    every: int = Stacking.every                 # stack: rounds between settlements
 
     def __post_init__(self) -> None:
         checks = [("tasks", self.tasks >= 1, "at least 1"), ("rounds", self.rounds >= 0, ">= 0"),
@@ -53,7 +58,7 @@ class PlanConfig:
                   ("alpha", 0 < self.alpha < 1, "in (0, 1)"), ("power", 0 < self.power < 1, "in (0, 1)"),
                   ("discordance", 0 < self.discordance <= 1, "in (0, 1]"),
                   ("extra_seeds", self.extra_seeds >= 0, ">= 0"),
-                  ("screen_share", 0 < self.screen_share < 1, "in (0, 1)")]
+                  ("screen_share", 0 < self.screen_share < 1, "in (0, 1)"), ("every", self.every >= 1, ">= 1")]
         for name, ok, expected in checks:
             if not ok:
                 raise InputError(f"--{name.replace('_', '-')}", f"got {getattr(self, name)!r}", expected)
@@ -82,20 +87,23 @@ class Plan:
                + f" buys R0 + {self.rounds} rounds x {c.proposals} proposals x {c.epochs} seed(s) on "
                f"{c.tasks} tasks: at most {self.rollouts} rollouts ({self.rollouts_per_round} per round, "
                f"{self.per_candidate} per full evaluation; rule {c.accept})",
-               f"power: a proposal tested on {self.tested_tasks} paired tasks x {c.epochs} seed(s) at alpha "
-               f"{c.alpha}/{divisor(c)} (one-sided{SCREEN_NOTE if c.accept == 'sequential' else ''}), discordance "
+               f"power: {'the stack' if c.accept == 'stack' else 'a proposal'} tested on {self.tested_tasks} paired tasks x {c.epochs} seed(s) at alpha "
+               f"{c.alpha}/{divisor(c)} (one-sided{NOTES.get(c.accept, '').format(every=c.every)}), discordance "
                f"{c.discordance:.2f}: minimum detectable effect {self.mde:+.3f} at power {c.power:.2f}"]
         if c.effect is not None:
-            out.append(f"power to detect {c.effect:+.3f} per round: {self.power_at_effect:.2f}")
+            out.append(f"power to detect {c.effect:+.3f} per {'settlement' if c.accept == 'stack' else 'round'}: "
+                       f"{self.power_at_effect:.2f}")
         return out + [f"WARNING: {w}" for w in self.warnings]
 
 
 SCREEN_NOTE = "; the best of the screened proposals, on tasks the screen did not use"
+NOTES = {"sequential": SCREEN_NOTE, "stack": "; the stack of screened moves, every {every} rounds, on tasks the "
+         "screen did not use"}
 
 
 def divisor(config: PlanConfig) -> int:
     """alpha is split over the round's K proposals (greedy, paired) or over sequential's test looks."""
-    return 1 + config.extra_seeds if config.accept == "sequential" else config.proposals
+    return {"sequential": 1 + config.extra_seeds, "stack": 1}.get(config.accept, config.proposals)
 
 
 def screened(config: PlanConfig) -> int:
@@ -142,6 +150,10 @@ def plan(config: PlanConfig) -> Plan:
         m = screened(c)
         tested = c.tasks - m
         per_round = (c.proposals * m + tested) * c.epochs + 2 * c.tasks * c.extra_seeds
+    elif c.accept == "stack":
+        m = min(c.tasks - 1, Sequential(first=c.screen_share).screen_size(c.tasks, 2)) if c.tasks > 1 else 0
+        tested = c.tasks - m
+        per_round = c.proposals * m * c.epochs + math.ceil(tested * c.epochs / c.every)
     else:
         tested = c.tasks
         per_round = c.proposals * tested * c.epochs
