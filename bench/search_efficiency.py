@@ -46,6 +46,7 @@ from scipy.stats import bootstrap
 
 from harnessx.agent.runner import RolloutCache, Runner
 from harnessx.envs.registry import get_suite
+from harnessx.errors import InputError
 from harnessx.harness import Harness
 from harnessx.models.client import ModelClient
 from harnessx.search import Arena, Search, SearchConfig, get_objective, load_space
@@ -321,6 +322,10 @@ def main() -> None:
         unknown = set(options) - set(rule.__dataclass_fields__)
         if unknown:
             parser.error(f"--{flag}: unknown option {', '.join(sorted(unknown))}")
+        try:  # here, not in a worker (whose error would not cross the process boundary)
+            rule(**options)
+        except InputError as exc:
+            parser.error(f"--{flag}: {exc}")
         setattr(args, flag, options)
     unknown = set(args.strategies.split(",")) - set(STRATEGIES)
     if unknown:
