@@ -151,7 +151,7 @@ def plan(config: PlanConfig) -> Plan:
         tested = c.tasks - m
         per_round = (c.proposals * m + tested) * c.epochs + 2 * c.tasks * c.extra_seeds
     elif c.accept == "stack":
-        m = min(c.tasks - 1, Sequential(first=c.screen_share).screen_size(c.tasks, 2)) if c.tasks > 1 else 0
+        m = Sequential(first=c.screen_share).screen_size(c.tasks, 2)  # the window, whatever K (< n, or 0)
         tested = c.tasks - m
         per_round = c.proposals * m * c.epochs + math.ceil(tested * c.epochs / c.every)
     else:

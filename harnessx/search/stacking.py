@@ -172,7 +172,6 @@ class Stacking:
             paired = subset(Paired.of(ev, base, key), conf_ids)
             d = differences(paired, conf_ids)
             verdict = Verdict(ev, f"{SETTLE_STAGE} " + ("full" if size >= n_all else f"{size}/{n_all} tasks"))
-            _describe(verdict, paired, strata)
             mean, harm = (float(d.mean()) if d.size else 0.0), max_wealth(-d, self.cap)
             if ev.scorecard.joint.n == 0:
                 verdict.reason = f"{verdict.stage}: no valid rollout"
@@ -185,6 +184,7 @@ class Stacking:
             else:
                 continue
             break
+        _describe(verdict, paired, strata)  # once, on the last look's tasks (its p is the test's own)
         self.confirmed = working.hash if verdict.accepted else confirmed.hash
         if not verdict.accepted:
             verdict.undecided = (verdict.mean_diff or 0.0) > 0
