@@ -80,6 +80,28 @@ def test_stack_design_hand_computed():
     assert plan(PlanConfig(tasks=48, accept="stack", every=3)).rollouts_per_round == 30 + 13
 
 
+def test_too_few_tested_tasks_means_no_accept_not_a_normal_approximation():
+    from harnessx.search.planner import min_pairs
+    from harnessx.stats.paired import paired_test
+    # the one-sided sign-flip test's smallest p on N tasks is 2^-N: 2^-4 = 0.0625 >= 0.05 > 2^-5 = 0.03125,
+    # and at alpha / 3 (paired, K = 3): 2^-5 = 0.031 >= 0.0167 > 2^-6 = 0.0156
+    assert min_pairs(PlanConfig(tasks=10, accept="stack")) == 5
+    assert min_pairs(PlanConfig(tasks=10, accept="paired", proposals=3)) == 6
+    assert paired_test([1] * 4, [0] * 4).p_value == pytest.approx(2 ** -4)  # the test the rules use
+    assert paired_test([1] * 5, [0] * 5).p_value == pytest.approx(2 ** -5)
+    # stack on 8 tasks: the window (at least 8 tasks) is the whole split, so a settlement has no task
+    # left; each round still pays its screen, 3 x 8
+    p = plan(PlanConfig(tasks=8, accept="stack", effect=0.2))
+    assert (p.tested_tasks, p.rollouts_per_round, p.power_at_effect) == (0, 24, 0.0)
+    assert "none (too few tasks)" in p.lines()[1] and "no stack can be accepted" in p.warnings[0]
+    # 12 tasks: 4 left to test on, one short of 5; 13 tasks: 5, and the approximation applies again
+    assert plan(PlanConfig(tasks=12, accept="stack")).warnings and plan(PlanConfig(tasks=12, accept="stack")).mde == math.inf
+    assert plan(PlanConfig(tasks=13, accept="stack")).mde == pytest.approx(mde(PlanConfig(tasks=13, accept="stack"), 5))
+    # paired on 5 tasks at alpha / 3
+    assert plan(PlanConfig(tasks=5, proposals=3)).mde == math.inf
+    assert plan(PlanConfig(tasks=6, proposals=3)).mde < math.inf
+
+
 def test_bad_plan_input_is_one_clear_error():
     with pytest.raises(InputError, match="--alpha"):
         PlanConfig(tasks=10, alpha=1.5)

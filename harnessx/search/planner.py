@@ -13,6 +13,9 @@ incumbent's success rate; far lower when rollouts share their random draws). The
     power(delta) = Phi(delta · sqrt(n) / sigma − z_{1 − alpha/K})
 
 and `exact_power` gives the exact one-sided McNemar (sign-test) power of a paired binomial case.
+The normal approximation does not hold on a handful of tasks: a one-sided sign-flip test on N
+paired tasks has p >= 2^-N, so below `min_pairs` tasks no effect can pass and the plan says so
+(MDE none, power 0) instead of quoting the approximation.
 The budget (rollouts, or dollars at a per-rollout cost from an R0 estimate) buys rounds at the
 worst case of the rule: greedy and paired evaluate every proposal on every task; `sequential`
 pays K m E screening rollouts, (n - m) E for the challenger's confirmation and 2 n per extra seed
@@ -30,7 +33,7 @@ from dataclasses import dataclass, field
 from scipy.stats import binom, norm
 
 from harnessx.errors import InputError
-from harnessx.search.sequential import Sequential
+from harnessx.search.sequential import Sequential, first_rung
 from harnessx.search.stacking import Stacking
 
 
@@ -89,7 +92,8 @@ class Plan:
                f"{self.per_candidate} per full evaluation; rule {c.accept})",
                f"power: {'the stack' if c.accept == 'stack' else 'a proposal'} tested on {self.tested_tasks} paired tasks x {c.epochs} seed(s) at alpha "
                f"{c.alpha}/{divisor(c)} (one-sided{NOTES.get(c.accept, '').format(every=c.every)}), discordance "
-               f"{c.discordance:.2f}: minimum detectable effect {self.mde:+.3f} at power {c.power:.2f}"]
+               f"{c.discordance:.2f}: minimum detectable effect "
+               + (f"{self.mde:+.3f} at power {c.power:.2f}" if math.isfinite(self.mde) else "none (too few tasks)")]
         if c.effect is not None:
             out.append(f"power to detect {c.effect:+.3f} per {'settlement' if c.accept == 'stack' else 'round'}: "
                        f"{self.power_at_effect:.2f}")
@@ -124,6 +128,12 @@ def power(config: PlanConfig, n: int, delta: float) -> float:
     return float(norm.cdf(delta * math.sqrt(n) / sigma(config) - norm.ppf(1 - config.alpha / divisor(config))))
 
 
+def min_pairs(config: PlanConfig) -> int:
+    """The fewest paired tasks on which the one-sided sign-flip test can reach p < alpha / divisor:
+    its smallest p on N tasks is 2^-N (every difference positive)."""
+    return math.floor(math.log2(divisor(config) / config.alpha)) + 1
+
+
 def exact_power(n: int, p10: float, p01: float, alpha: float) -> float:
     """Exact power of the one-sided sign (McNemar) test of n pairs at level alpha.
 
@@ -151,7 +161,7 @@ def plan(config: PlanConfig) -> Plan:
         tested = c.tasks - m
         per_round = (c.proposals * m + tested) * c.epochs + 2 * c.tasks * c.extra_seeds
     elif c.accept == "stack":
-        m = Sequential(first=c.screen_share).screen_size(c.tasks, 2)  # the window, whatever K (< n, or 0)
+        m = first_rung(c.tasks, c.screen_share)  # the rule's window, whatever K (no task left on <= 8)
         tested = c.tasks - m
         per_round = c.proposals * m * c.epochs + math.ceil(tested * c.epochs / c.every)
     else:
@@ -162,13 +172,20 @@ def plan(config: PlanConfig) -> Plan:
         dollars = math.floor(c.max_cost / c.cost_per_rollout + 1e-9)
         budget = dollars if budget is None else min(budget, dollars)
     rounds = c.rounds if budget is None else max(0, min(c.rounds, (budget - per_candidate) // max(per_round, 1)))
+    testable = tested >= min_pairs(c)
     result = Plan(c, per_candidate, tested, per_round, per_candidate + rounds * per_round, rounds, budget,
-                  mde(c, tested), power(c, tested, c.effect) if c.effect is not None else None)
+                  mde(c, tested) if testable else math.inf,
+                  (power(c, tested, c.effect) if testable else 0.0) if c.effect is not None else None)
+    if not testable:
+        result.warnings.append(
+            f"no {'stack' if c.accept == 'stack' else 'proposal'} can be accepted: it is tested on {tested} "
+            f"task(s), and a one-sided sign-flip test on N tasks has p >= 2^-N, so it needs at least "
+            f"{min_pairs(c)} to reach alpha {c.alpha:g}/{divisor(c)}; use a larger split (--tasks)")
     if budget is not None and budget < per_candidate:
         result.warnings.append(f"the budget ({budget} rollouts) does not cover R0's {per_candidate}")
     elif rounds < c.rounds:
         result.warnings.append(f"the budget buys only {rounds} of the {c.rounds} rounds asked for")
-    if c.effect is not None and result.mde > c.effect:
+    if c.effect is not None and testable and result.mde > c.effect:
         need = math.ceil(c.epochs * (result.mde / c.effect) ** 2)
         result.warnings.append(
             f"this configuration cannot reliably detect {c.effect:+.3f} (MDE {result.mde:+.3f}, power "
