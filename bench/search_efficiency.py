@@ -41,9 +41,6 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-import numpy as np
-from scipy.stats import bootstrap
-
 from harnessx.agent.runner import RolloutCache, Runner
 from harnessx.envs.registry import get_suite
 from harnessx.errors import InputError
@@ -58,6 +55,8 @@ from harnessx.search.stacking import Stacking
 from harnessx.search.gepa import optimize_with_gepa
 from harnessx.sim.ground_truth import ground_truth_async
 from harnessx.sim.pairing import with_rho
+
+from efficiency_report import JobLog, frontier_plot, job_key, report, summarize, write_results
 
 STRATEGIES = ("paper", "paired", "sequential", "stack", "gepa", "oracle", "composite")
 RULES = {"paper": "greedy", "paired": "paired", "sequential": "sequential", "stack": "stack"}
@@ -246,48 +245,6 @@ def job(env: str, profile: str, rho: float, seed: int, args) -> dict:
     return out
 
 
-def merge(outs: list[dict]) -> dict:
-    """Per-seed job outputs of one (suite, world, noise) into per-strategy lists."""
-    first = outs[0]
-    return {**first, "rows": {s: [o["rows"][s] for o in outs] for s in first["rows"]},
-            "wall": sum(o["wall"] for o in outs), "r0": first["r0"], "seeds": len(outs)}
-
-
-def ratio_ci(x: list[float], y: list[float]) -> tuple[float, float, float]:
-    """mean(x) / mean(y) and a 95% percentile bootstrap CI, seeds resampled in pairs."""
-    point = statistics.mean(x) / statistics.mean(y) if statistics.mean(y) else float("nan")
-    if len(x) < 2 or not math.isfinite(point):
-        return point, float("nan"), float("nan")
-    res = bootstrap((np.array(x), np.array(y)), lambda a, b: np.mean(a) / np.mean(b) if np.mean(b) else np.nan,
-                    paired=True, vectorized=False, n_resamples=2000, method="percentile", random_state=0)
-    return point, float(res.confidence_interval.low), float(res.confidence_interval.high)
-
-
-def report(out: dict, args) -> None:
-    rows = out["rows"]
-    paper = rows.get("paper") or next(iter(rows.values()))  # the reference (paper unless left out)
-    noise = "common random numbers" if out["rho"] == 1 else f"pairing partial, rho {out['rho']:g}"
-    print(f"\n== world sim/{out['profile']} ({noise}) on {out['env']} ({out['sizes']['search']} search / {out['sizes']['heldout']} "
-          f"held-out tasks), R0 + {args.rounds} x {args.proposals}, {out['seeds']} seeds, ground truth {args.gt_epochs} "
-          f"epochs: R0 joint {out['r0'][0]:.3f} search / {out['r0'][1]:.3f} held-out; cpu-wall {out['wall']:.0f}s")
-    print(f"  {'strategy':11} {'rollouts':>9} {'GT gain search':>15} {'GT gain held-out':>17} {'gain/1k':>8} "
-          f"{'harmful/accepted':>17} {'harmful rounds':>15}   ratios to paper [95% CI]: rollouts | gain search | gain held-out | gain/1k")
-    for name in rows:
-        data = rows[name]
-        get = {k: [d[k] for d in data] for k in data[0]}
-        per_1k = [1000 * g / r for g, r in zip(get["gain_search"], get["rollouts"])]
-        paper_1k = [1000 * d["gain_search"] / d["rollouts"] for d in paper]
-        rounds = sum(get["rounds"])
-        ratios = [ratio_ci(get[k], [d[k] for d in paper]) for k in ("rollouts", "gain_search", "gain_heldout")]
-        ratios.append(ratio_ci(per_1k, paper_1k))
-        text = " | ".join(f"{p:.2f} [{lo:.2f}, {hi:.2f}]" for p, lo, hi in ratios)
-        harm = f"{sum(get['harmful'])}/{sum(get['accepted'])}"  # GEPA: steps of its selected candidate's lineage
-        harm_rounds = f"{sum(get['harmful'])}/{rounds} = {sum(get['harmful']) / rounds:.3f}" if name != "gepa" else "n/a"
-        print(f"  {name:11} {statistics.mean(get['rollouts']):9.0f} {statistics.mean(get['gain_search']):+15.3f} "
-              f"{statistics.mean(get['gain_heldout']):+17.3f} {statistics.mean(per_1k):8.3f} {harm:>17} "
-              f"{harm_rounds:>15}   {text}")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--envs", default="retail,terminal")
@@ -311,6 +268,10 @@ def main() -> None:
     parser.add_argument("--gepa-budget-of", default="sequential", choices=("sequential", "stack"),
                         help="GEPA gets this strategy's rollouts of the same job as its budget")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--out", default="runs/bench-efficiency",
+                        help="jobs.jsonl (a line per finished job), results.json and frontier.png go here")
+    parser.add_argument("--resume", action="store_true",
+                        help="reuse the finished jobs of --out's jobs.jsonl (run with the same settings)")
     args = parser.parse_args()
     for flag, rule in (("sequential", Sequential), ("stack", Stacking)):
         text = getattr(args, flag)
@@ -343,19 +304,49 @@ def main() -> None:
     jobs = [(e, w, r, seed) for e in args.envs.split(",") for r in rhos for w in args.worlds.split(",")
             for seed in range(args.first_seed, args.first_seed + args.seeds)]
     jobs.sort(key=lambda j: (j[0] == "terminal", j[2] == 1.0, j[3]))  # the fast suite and the noisy worlds first
-    print(f"search efficiency: {len(jobs)} (suite, world, seed) jobs, {args.workers} worker(s), cores {os.cpu_count()}, "
-          f"objective joint, simulated agent (numbers test the search, not a model)", flush=True)
+    out_dir = Path(args.out)
+    log = JobLog(out_dir / "jobs.jsonl", settings(args))
+    if log.path.exists() and not args.resume:
+        parser.error(f"{log.path} exists: --resume to reuse its finished jobs, or another --out")
+    try:
+        done = {k: v for k, v in log.done().items() if k in {job_key(*j) for j in jobs}}
+    except InputError as exc:
+        parser.error(str(exc))
+    todo = [j for j in jobs if job_key(*j) not in done]
+    print(f"search efficiency: {len(jobs)} (suite, world, seed) jobs ({len(done)} already in {log.path}), "
+          f"{args.workers} worker(s), cores {os.cpu_count()}, objective joint, simulated agent "
+          f"(numbers test the search, not a model)", flush=True)
     groups: dict[tuple[str, str, float], list[dict]] = {}
+    summaries: list[dict] = []
+    shape = f"R0 + {args.rounds} x {args.proposals}, ground truth {args.gt_epochs} epochs"
+
+    def collect(out: dict) -> None:  # a (suite, world, noise) table as soon as its seeds are in
+        group = groups.setdefault((out["env"], out["profile"], out["rho"]), [])
+        group.append(out)
+        if len(group) == args.seeds:
+            summaries.append(summarize(sorted(group, key=lambda o: o["seed"])))
+            report(summaries[-1], shape)
+            write_results(summaries, settings(args), out_dir / "results.json")
+            sys.stdout.flush()
+
+    for out in done.values():
+        collect(out)
     with ProcessPoolExecutor(args.workers) as pool:
-        futures = [pool.submit(job, e, w, r, seed, args) for e, w, r, seed in jobs]
-        for future in as_completed(futures):  # a (suite, world, noise) table as soon as its seeds are in
+        futures = [pool.submit(job, e, w, r, seed, args) for e, w, r, seed in todo]
+        for future in as_completed(futures):
             out = future.result()
-            group = groups.setdefault((out["env"], out["profile"], out["rho"]), [])
-            group.append(out)
-            if len(group) == args.seeds:
-                report(merge(sorted(group, key=lambda o: o["seed"])), args)
-                sys.stdout.flush()
+            log.add(out)
+            collect(out)
+    if summaries:
+        print(f"\n  results: {write_results(summaries, settings(args), out_dir / 'results.json')}, "
+              f"plot: {frontier_plot(summaries, out_dir / 'frontier.png')}")
     print(f"\n  wall {time.monotonic() - started:.0f}s")
+
+
+def settings(args) -> dict:
+    """The arguments that shape a job's figures (a resumed log must have been run with the same)."""
+    return {k: getattr(args, k) for k in ("rounds", "proposals", "gt_epochs", "retail_tasks", "terminal_tasks",
+                                           "heldout_tasks", "strategies", "sequential", "stack", "gepa_budget_of")}
 
 
 if __name__ == "__main__":

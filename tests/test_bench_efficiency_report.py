@@ -1,0 +1,102 @@
+"""What bench/search_efficiency.py keeps of its jobs (a log a stopped run resumes from, refused when
+its settings differ) and how it summarises them (means, ratios to the paper's protocol, the plot)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+from efficiency_report import JobLog, frontier_plot, job_key, report, summarize  # noqa: E402
+
+from harnessx.errors import InputError  # noqa: E402
+
+SETTINGS = {"rounds": 6, "strategies": ["paper", "stack"], "stack": {}}
+
+
+def row(rollouts: int, gain: float, held: float, accepted: int = 1, harmful: int = 0, rounds: int = 6) -> dict:
+    return {"rollouts": rollouts, "gain_search": gain, "gain_heldout": held, "accepted": accepted,
+            "harmful": harmful, "rounds": rounds}
+
+
+def job(seed: int, rows: dict, env: str = "retail", rho: float = 0.5) -> dict:
+    return {"env": env, "profile": "harmful", "rho": rho, "seed": seed, "sizes": {"search": 128, "heldout": 64},
+            "rows": rows, "wall": 10.0, "r0": [0.4, 0.5]}
+
+
+def test_a_log_gives_back_its_jobs_by_key(tmp_path):
+    log = JobLog(tmp_path / "jobs.jsonl", SETTINGS)
+    assert log.done() == {}
+    log.add(job(0, {"paper": row(2432, 0.2, 0.1)}))
+    log.add(job(1, {"paper": row(2432, 0.1, 0.1)}))
+    done = JobLog(tmp_path / "jobs.jsonl", SETTINGS).done()
+    assert set(done) == {job_key("retail", "harmful", 0.5, 0), job_key("retail", "harmful", 0.5, 1)}
+    assert done[job_key("retail", "harmful", 0.5, 1)]["rows"]["paper"]["gain_search"] == 0.1
+
+
+def test_a_log_with_other_settings_is_refused_with_its_file_line_and_field(tmp_path):
+    JobLog(tmp_path / "jobs.jsonl", SETTINGS).add(job(0, {"paper": row(2432, 0.2, 0.1)}))
+    with pytest.raises(InputError, match=r"jobs.jsonl: line 1: settings.rounds = 6 \(expected 4"):
+        JobLog(tmp_path / "jobs.jsonl", {**SETTINGS, "rounds": 4}).done()
+    with pytest.raises(InputError, match=r"settings.stack"):
+        JobLog(tmp_path / "jobs.jsonl", {**SETTINGS, "stack": {"every": 3.0}}).done()
+
+
+def test_a_last_line_cut_short_is_dropped_and_the_next_job_starts_a_clean_line(tmp_path):
+    path = tmp_path / "jobs.jsonl"
+    log = JobLog(path, SETTINGS)
+    log.add(job(0, {"paper": row(2432, 0.2, 0.1)}))
+    log.add(job(1, {"paper": row(2432, 0.1, 0.1)}))
+    lines = path.read_text().splitlines()
+    path.write_text(lines[0] + "\n" + lines[1][:50])  # killed while writing the second job
+    assert list(log.done()) == [job_key("retail", "harmful", 0.5, 0)]
+    log.add(job(1, {"paper": row(2432, 0.1, 0.1)}))
+    assert len(log.done()) == 2
+    assert all(json.loads(line) for line in path.read_text().splitlines())
+
+
+def test_an_unreadable_line_before_the_last_is_an_error(tmp_path):
+    path = tmp_path / "jobs.jsonl"
+    JobLog(path, SETTINGS).add(job(0, {"paper": row(2432, 0.2, 0.1)}))
+    path.write_text("{not json\n" + path.read_text())
+    with pytest.raises(InputError, match="line 1"):
+        JobLog(path, SETTINGS).done()
+
+
+def test_summaries_are_means_over_seeds_and_ratios_to_the_paper():
+    group = [job(0, {"paper": row(2400, 0.20, 0.10, 5, 1), "stack": row(800, 0.10, 0.05, 2, 0)}),
+             job(1, {"paper": row(2400, 0.10, 0.30, 4, 0), "stack": row(600, 0.05, 0.15, 1, 0, rounds=5)})]
+    s = summarize(group)
+    stack = s["strategies"]["stack"]
+    assert stack["mean"]["rollouts"] == 700 and stack["mean"]["gain_search"] == pytest.approx(0.075)
+    assert stack["mean"]["per_1k"] == pytest.approx((0.125 + 0.05 / 0.6) / 2)
+    point, lo, hi = stack["ratio_to_paper"]["rollouts"]
+    assert point == pytest.approx(700 / 2400) and lo <= point <= hi
+    assert stack["ratio_to_paper"]["gain_search"][0] == pytest.approx(0.075 / 0.15)
+    assert stack["ratio_to_paper"]["gain_heldout"][0] == pytest.approx(0.10 / 0.20)
+    assert (stack["harmful"], stack["accepted"], stack["rounds"]) == (0, 3, 11)
+    assert s["strategies"]["paper"]["harmful"] == 1 and s["seeds"] == [0, 1]
+    lo, hi = stack["ci"]["gain_search"]
+    assert 0.05 <= lo <= 0.075 <= hi <= 0.10
+
+
+def test_the_report_prints_each_strategy_with_its_harmful_count(capsys):
+    group = [job(seed, {"paper": row(2400, 0.2, 0.1, 5, 1), "gepa": row(700, 0.1, 0.1, 2, 0)}) for seed in (0, 1)]
+    report(summarize(group), "R0 + 6 x 3")
+    text = capsys.readouterr().out
+    assert "2 seeds" in text and "2/10" in text and "0/4" in text
+    assert "n/a" in text  # GEPA has no rounds, so no harmful-rounds rate
+
+
+def test_the_frontier_plot_is_a_png_with_a_panel_per_group(tmp_path):
+    groups = [summarize([job(seed, {"paper": row(2400, 0.2, 0.1), "stack": row(800, 0.1, 0.1)}, rho=rho)
+                         for seed in (0, 1, 2)]) for rho in (0.5, 1.0)]
+    path = frontier_plot(groups, tmp_path / "frontier.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    from matplotlib.image import imread
+    height, width = imread(path).shape[:2]
+    assert width > height  # two panels side by side
