@@ -7,6 +7,9 @@
 - `summarize`: per (suite, world, noise) and strategy, the means over seeds and each as a ratio to
   the paper's protocol with a 95% bootstrap CI across seeds (seeds resampled in pairs); `report`
   prints it, `write_results` writes every summary to `<out>/results.json`.
+- `markdown_rows`: the README's table rows from a `results.json` (`python bench/efficiency_report.py
+  runs/bench-efficiency/results.json`), so its figures are copied from a file, not by hand; with
+  `--plot` the frontier again.
 - `frontier_plot`: `<out>/frontier.png`, ground-truth gain on the search split against rollouts, a
   panel per (suite, world, noise): each seed's search as a small dot, each strategy's mean as a
   marker with its 95% CI across seeds on both axes, and dotted lines at the paper's mean gain and
@@ -15,6 +18,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import statistics
@@ -175,3 +179,49 @@ def frontier_plot(summaries: list[dict], path: Path) -> Path:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+NAMES = {"paper": "paper (greedy)", "gepa": "GEPA"}
+
+
+def _with_ratio(value: str, ratio: list, reference: bool) -> str:
+    point, lo, hi = ratio
+    return f"{value} ({point:.2f})" if reference else f"{value} ({point:.2f} [{lo:.2f}, {hi:.2f}])"
+
+
+def markdown_rows(summaries: list[dict]) -> list[str]:
+    """| world | noise | strategy | rollouts (ratio) | GT gain search (ratio) | GT gain held-out (ratio) |
+    gain / 1k (ratio) | harmful / accepted | harmful rounds |, a row per group and strategy."""
+    rows = []
+    for summary in summaries:
+        noise = "ρ 1 (CRN)" if summary["rho"] == 1 else f"ρ {summary['rho']:g}"
+        ref = summary["reference"]
+        for name, s in summary["strategies"].items():
+            ratio, m, own = s[f"ratio_to_{ref}"], s["mean"], name == ref
+            cells = [_with_ratio(f"{m['rollouts']:.0f}", ratio["rollouts"], own),
+                     _with_ratio(f"{m['gain_search']:+.3f}", ratio["gain_search"], own),
+                     _with_ratio(f"{m['gain_heldout']:+.3f}", ratio["gain_heldout"], own),
+                     _with_ratio(f"{m['per_1k']:.3f}", ratio["per_1k"], own),
+                     f"{s['harmful']}/{s['accepted']}", f"{s['harmful']}/{s['rounds']}" if s["rounds"] else "n/a"]
+            rows.append(f"| {summary['profile']} | {noise} | {NAMES.get(name, name)} | " + " | ".join(cells) + " |")
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="The search-efficiency bench's tables from its results.json.")
+    parser.add_argument("results", type=Path, help="a results.json written by bench/search_efficiency.py")
+    parser.add_argument("--plot", type=Path, help="also draw the frontier plot to this PNG")
+    args = parser.parse_args()
+    try:
+        data = json.loads(args.results.read_text(encoding="utf-8"))
+        summaries = data["groups"]
+    except (OSError, json.JSONDecodeError, KeyError, TypeError) as exc:
+        parser.error(f"{args.results}: expected the results.json of bench/search_efficiency.py ({exc})")
+    for line in markdown_rows(summaries):
+        print(line)
+    if args.plot:
+        print(f"plot: {frontier_plot(summaries, args.plot)}")
+
+
+if __name__ == "__main__":
+    main()

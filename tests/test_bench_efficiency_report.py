@@ -100,3 +100,15 @@ def test_the_frontier_plot_is_a_png_with_a_panel_per_group(tmp_path):
     from matplotlib.image import imread
     height, width = imread(path).shape[:2]
     assert width > height  # two panels side by side
+
+
+def test_markdown_rows_are_the_readme_table_format():
+    from efficiency_report import markdown_rows
+    group = [job(0, {"paper": row(2400, 0.20, 0.10, 5, 1), "stack": row(800, 0.10, 0.05, 2, 0)}),
+             job(1, {"paper": row(2400, 0.20, 0.10, 4, 0), "stack": row(800, 0.10, 0.05, 1, 0)})]
+    paper, stack = markdown_rows([summarize(group)])
+    # paper: its own ratios, no CI; per 1k = 1000 x 0.2 / 2400 = 0.083; harmful 1 of 9 accepted, in 1 of 12 rounds
+    assert paper == "| harmful | ρ 0.5 | paper (greedy) | 2400 (1.00) | +0.200 (1.00) | +0.100 (1.00) | 0.083 (1.00) | 1/9 | 1/12 |"
+    # stack: identical seeds, so each ratio's CI is the point itself (800 / 2400 = 0.33, 0.10 / 0.20 = 0.50)
+    assert stack == ("| harmful | ρ 0.5 | stack | 800 (0.33 [0.33, 0.33]) | +0.100 (0.50 [0.50, 0.50]) | "
+                     "+0.050 (0.50 [0.50, 0.50]) | 0.125 (1.50 [1.50, 1.50]) | 0/3 | 0/12 |")
