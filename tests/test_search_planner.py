@@ -100,6 +100,8 @@ def test_too_few_tested_tasks_means_no_accept_not_a_normal_approximation():
     # paired on 5 tasks at alpha / 3
     assert plan(PlanConfig(tasks=5, proposals=3)).mde == math.inf
     assert plan(PlanConfig(tasks=6, proposals=3)).mde < math.inf
+    # greedy accepts on the raw mean, without a test: no such warning
+    assert not plan(PlanConfig(tasks=5, proposals=3, accept="greedy")).warnings
 
 
 def test_bad_plan_input_is_one_clear_error():

@@ -172,7 +172,7 @@ def plan(config: PlanConfig) -> Plan:
         dollars = math.floor(c.max_cost / c.cost_per_rollout + 1e-9)
         budget = dollars if budget is None else min(budget, dollars)
     rounds = c.rounds if budget is None else max(0, min(c.rounds, (budget - per_candidate) // max(per_round, 1)))
-    testable = tested >= min_pairs(c)
+    testable = c.accept == "greedy" or tested >= min_pairs(c)  # greedy accepts on the mean, without a test
     result = Plan(c, per_candidate, tested, per_round, per_candidate + rounds * per_round, rounds, budget,
                   mde(c, tested) if testable else math.inf,
                   (power(c, tested, c.effect) if testable else 0.0) if c.effect is not None else None)
@@ -180,7 +180,7 @@ def plan(config: PlanConfig) -> Plan:
         result.warnings.append(
             f"no {'stack' if c.accept == 'stack' else 'proposal'} can be accepted: it is tested on {tested} "
             f"task(s), and a one-sided sign-flip test on N tasks has p >= 2^-N, so it needs at least "
-            f"{min_pairs(c)} to reach alpha {c.alpha:g}/{divisor(c)}; use a larger split (--tasks)")
+            f"{min_pairs(c)} to reach alpha {c.alpha:g}/{divisor(c)}; use a larger search split")
     if budget is not None and budget < per_candidate:
         result.warnings.append(f"the budget ({budget} rollouts) does not cover R0's {per_candidate}")
     elif rounds < c.rounds:
