@@ -11,16 +11,20 @@ shared rollout cache. GEPA runs too, with a proposer of copies and `sequential`'
 replicate as its budget: it has no rounds, so its figure is per search (does it end on a copy?),
 next to the same figure of the three rules, and how many copies it let into its candidate pool.
 
-    python bench/search_null.py [--seeds 20] [--sources 10] [--model sim/baseline]
+    python bench/search_null.py [--seeds 20] [--sources 10] [--model sim/baseline] [--out runs/bench-null/results.json]
+
+Every figure, with its n and Wilson 95% CI, and each replicate's counts also go to `--out` as JSON.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 from harnessx.stats import wilson
 
@@ -33,6 +37,8 @@ from harnessx.search.gepa import HarnessAdapter, optimize_with_gepa
 from harnessx.search.sequential import Sequential
 from harnessx.search.stacking import Stacking
 from harnessx.sim import load_profile, register_profile
+
+RULES = ("greedy", "paired", "sequential", "stack")
 
 
 def text_paired(model: str) -> str:
@@ -122,33 +128,52 @@ def main() -> None:
     parser.add_argument("--model", default="sim/baseline")
     parser.add_argument("--every", type=int, default=Stacking.every, help="stack: rounds between settlements")
     parser.add_argument("--workers", type=int, default=2, help="replicates run in this many processes")
+    parser.add_argument("--out", default="runs/bench-null/results.json", help="every figure and replicate, as JSON")
     args = parser.parse_args()
     started = time.monotonic()
     results = []
     with tempfile.TemporaryDirectory() as tmp, ProcessPoolExecutor(args.workers) as pool:
         results = list(pool.map(run_replicate, [(seed, args, f"{tmp}/{seed}") for seed in range(args.seeds)]))
-    rounds, searches = args.seeds * args.rounds, args.seeds
-    total = {name: {k: sum(r[name][k] for r in results) for k in results[0][name]} for name in results[0]}
+    summary = summarize(results, args)
     print(f"null test: {args.seeds} replicates x {args.rounds} rounds x {args.proposals} copies, "
           f"n = {3 * args.sources} toy tasks, 1 rollout each, objective {args.objective}, model {args.model} "
           f"(simulated, pairing: text)")
-    for name in ("greedy", "paired", "sequential", "stack"):
-        hits, ends = total[name]["rounds"], total[name]["ends_on_copy"]
-        lo, hi = wilson(hits, rounds)
-        elo, ehi = wilson(ends, searches)
-        print(f"  {name:10} accepted a copy in {hits}/{rounds} rounds = {hits / rounds:.3f} (95% CI {lo:.3f}-{hi:.3f}); "
-              f"ends on a copy in {ends}/{searches} searches = {ends / searches:.2f} ({elo:.2f}-{ehi:.2f}); "
-              f"{total[name]['rollouts'] / searches:.0f} rollouts per search"
-              + (f"; {total[name]['moves']} unconfirmed moves to a copy, none selected unless committed"
-                 if name == "stack" else ""))
-    g = total["gepa"]
-    elo, ehi = wilson(g["ends_on_copy"], searches)
-    print(f"  {'gepa':10} ends on a copy in {g['ends_on_copy']}/{searches} searches = {g['ends_on_copy'] / searches:.2f} "
-          f"({elo:.2f}-{ehi:.2f}); let {g['admitted']}/{g['proposed']} proposed copies into its pool; "
-          f"{g['rollouts'] / searches:.0f} rollouts per search (sequential's as its budget)")
-    ratio = total["greedy"]["rounds"] / max(total["paired"]["rounds"], 1)
+    for name in RULES:
+        r = summary["rules"][name]
+        print(f"  {name:10} accepted a copy in {r['accepted_rounds']}/{summary['rounds']} rounds = {r['rate']:.3f} "
+              f"(95% CI {r['ci'][0]:.3f}-{r['ci'][1]:.3f}); ends on a copy in {r['ends_on_copy']}/{summary['searches']} "
+              f"searches = {r['ends_rate']:.2f} ({r['ends_ci'][0]:.2f}-{r['ends_ci'][1]:.2f}); "
+              f"{r['rollouts_per_search']:.0f} rollouts per search"
+              + (f"; {r['moves']} unconfirmed moves to a copy, none selected unless committed" if name == "stack" else ""))
+    g = summary["gepa"]
+    print(f"  {'gepa':10} ends on a copy in {g['ends_on_copy']}/{summary['searches']} searches = {g['ends_rate']:.2f} "
+          f"({g['ends_ci'][0]:.2f}-{g['ends_ci'][1]:.2f}); let {g['admitted']}/{g['proposed']} proposed copies into its "
+          f"pool; {g['rollouts_per_search']:.0f} rollouts per search (sequential's as its budget)")
+    ratio = summary["rules"]["greedy"]["accepted_rounds"] / max(summary["rules"]["paired"]["accepted_rounds"], 1)
     print(f"  false-accept ratio greedy/paired = {ratio:.1f}x (target <= 0.05 of rounds)")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({**summary, "replicates": results}, indent=1), encoding="utf-8")
+    print(f"  results: {out}")
     print(f"  wall {time.monotonic() - started:.0f}s")
+
+
+def summarize(results: list[dict], args) -> dict:
+    """Totals over replicates: per rule the rounds that accepted a copy and the searches that end on
+    one (each with its Wilson 95% CI and n), rollouts per search; GEPA per search only."""
+    rounds, searches = args.seeds * args.rounds, args.seeds
+    total = {name: {k: sum(r[name][k] for r in results) for k in results[0][name]} for name in results[0]}
+
+    def ends(t: dict) -> dict:
+        return {"ends_on_copy": t["ends_on_copy"], "ends_rate": t["ends_on_copy"] / searches,
+                "ends_ci": list(wilson(t["ends_on_copy"], searches)), "rollouts_per_search": t["rollouts"] / searches}
+
+    rules = {name: {"accepted_rounds": total[name]["rounds"], "rate": total[name]["rounds"] / rounds,
+                    "ci": list(wilson(total[name]["rounds"], rounds)), **ends(total[name]),
+                    **({"moves": total[name]["moves"]} if "moves" in total[name] else {})} for name in RULES}
+    gepa = {**ends(total["gepa"]), "admitted": total["gepa"]["admitted"], "proposed": total["gepa"]["proposed"]}
+    settings = {k: v for k, v in vars(args).items() if k not in ("out", "workers")}
+    return {"settings": settings, "rounds": rounds, "searches": searches, "rules": rules, "gepa": gepa}
 
 
 if __name__ == "__main__":
