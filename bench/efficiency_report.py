@@ -145,8 +145,9 @@ def write_results(summaries: list[dict], settings: dict, path: Path) -> Path:
 
 
 def frontier_plot(summaries: list[dict], path: Path) -> Path:
-    """Gain against rollouts per strategy, one panel per (suite, world, noise)."""
-    cols = min(len(summaries), 4)
+    """Gain against rollouts per strategy, one panel per (suite, world, noise), two panels a row."""
+    summaries = sorted(summaries, key=lambda s: (s["env"], s["rho"], s["profile"]))
+    cols = min(len(summaries), 2)
     rows = math.ceil(len(summaries) / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.6 * rows), squeeze=False)
     colors = dict(zip(("paper", "paired", "sequential", "stack", "gepa", "oracle", "composite"), plt.cm.tab10.colors))
