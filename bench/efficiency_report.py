@@ -32,6 +32,7 @@ import numpy as np  # noqa: E402
 from scipy.stats import bootstrap  # noqa: E402
 
 from harnessx.errors import InputError  # noqa: E402
+from harnessx.stats.bootstrap import bootstrap_ci  # noqa: E402
 
 FIELDS = ("rollouts", "gain_search", "gain_heldout", "per_1k")
 
@@ -88,13 +89,10 @@ def ratio_ci(x: list[float], y: list[float]) -> tuple[float, float, float]:
 
 def mean_ci(x: list[float]) -> tuple[float, float, float]:
     """The mean and its 95% percentile bootstrap CI across seeds (nan with one seed)."""
-    point = statistics.mean(x)
     if len(x) < 2:
-        return point, float("nan"), float("nan")
-    if len(set(x)) == 1:  # every seed the same: the bootstrap has nothing to resample
-        return point, point, point
-    res = bootstrap((np.array(x),), np.mean, n_resamples=2000, method="percentile", random_state=0)
-    return point, float(res.confidence_interval.low), float(res.confidence_interval.high)
+        return statistics.mean(x), float("nan"), float("nan")
+    values = np.asarray(x, dtype=float)
+    return bootstrap_ci(lambda idx: float(values[idx].mean()), values.size, n_resamples=2000)
 
 
 def summarize(group: list[dict]) -> dict:
@@ -157,8 +155,8 @@ def frontier_plot(summaries: list[dict], path: Path) -> Path:
             ax.scatter(s["per_seed"]["rollouts"], s["per_seed"]["gain_search"], s=9, color=color, alpha=0.35)
             (x, y), (xlo, xhi), (ylo, yhi) = ((s["mean"][k] for k in ("rollouts", "gain_search")),
                                               s["ci"]["rollouts"], s["ci"]["gain_search"])
-            xerr = [[x - xlo], [xhi - x]] if math.isfinite(xlo) else None
-            yerr = [[y - ylo], [yhi - y]] if math.isfinite(ylo) else None
+            xerr = [[max(x - xlo, 0.0)], [max(xhi - x, 0.0)]] if math.isfinite(xlo) else None  # float noise of
+            yerr = [[max(y - ylo, 0.0)], [max(yhi - y, 0.0)]] if math.isfinite(ylo) else None  # equal seeds' bounds
             ax.errorbar([x], [y], xerr=xerr, yerr=yerr, fmt="o", color=color, capsize=2,
                         label=f"{name} (harmful {s['harmful']}/{s['accepted']} accepted)")
         if summary["reference"] == "paper":  # the issue's first target: the paper's gain at 1/3 of its rollouts

@@ -309,7 +309,8 @@ def main() -> None:
     if log.path.exists() and not args.resume:
         parser.error(f"{log.path} exists: --resume to reuse its finished jobs, or another --out")
     try:
-        done = {k: v for k, v in log.done().items() if k in {job_key(*j) for j in jobs}}
+        wanted = {job_key(*j) for j in jobs}
+        done = {k: v for k, v in log.done().items() if k in wanted}
     except InputError as exc:
         parser.error(str(exc))
     todo = [j for j in jobs if job_key(*j) not in done]
@@ -338,8 +339,7 @@ def main() -> None:
             log.add(out)
             collect(out)
     if summaries:
-        print(f"\n  results: {write_results(summaries, settings(args), out_dir / 'results.json')}, "
-              f"plot: {frontier_plot(summaries, out_dir / 'frontier.png')}")
+        print(f"\n  results: {out_dir / 'results.json'}, plot: {frontier_plot(summaries, out_dir / 'frontier.png')}")
     print(f"\n  wall {time.monotonic() - started:.0f}s")
 
 

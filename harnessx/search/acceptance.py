@@ -205,6 +205,7 @@ async def incumbent_evaluation(rule: AcceptanceRule, incumbent: Harness, arena: 
     return await (own(incumbent, arena) if own else arena.evaluate(incumbent))
 
 
+SETTLE_STAGE = "stack test"  # ledger stage prefix of a settlement row of `stack` (the loop and restore find them)
 ACCEPTANCE = {"greedy": Greedy, "paired": PairedRacing, "sequential": None, "stack": None}  # the last two: lazily
 TAKES_ALPHA = ("paired", "sequential", "stack")
 

@@ -59,16 +59,14 @@ class Arena:
 
     def paid(self, harness: Harness) -> int:
         """How many leading tasks (every seed) this search already has rollouts of for `harness`."""
-        n = 0
-        for task in self.tasks:
-            if not self._keys(harness, [task]) <= self.spent.keys():
-                break
-            n += 1
-        return n
+        return next((i for i, task in enumerate(self.tasks) if not self._has(harness, task)), len(self.tasks))
 
     def paid_tasks(self, harness: Harness) -> list[Task]:
         """The tasks (in the arena's order) this search already has rollouts of for `harness`, every seed."""
-        return [t for t in self.tasks if self._keys(harness, [t]) <= self.spent.keys()]
+        return [t for t in self.tasks if self._has(harness, t)]
+
+    def _has(self, harness: Harness, task: Task) -> bool:
+        return self._keys(harness, [task]) <= self.spent.keys()
 
     def _keys(self, harness: Harness, tasks: list[Task], seeds: list[int] | None = None) -> set[str]:
         return {rollout_key(harness, t, s, self.runner.model_id) for t in tasks for s in seeds or self.seeds}

@@ -24,7 +24,8 @@ from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness
 from harnessx.models.client import DEFAULT_MODEL, ModelClient
 from harnessx.scoring import Judge
-from harnessx.search.acceptance import TAKES_ALPHA, AcceptanceRule, Verdict, incumbent_evaluation, make_acceptance
+from harnessx.search.acceptance import (SETTLE_STAGE, TAKES_ALPHA, AcceptanceRule, Verdict, incumbent_evaluation,
+                                        make_acceptance)
 from harnessx.models.preflight import preflight
 from harnessx.search.arena import Arena, BudgetExhausted
 from harnessx.search.breaker import CircuitBreaker, ModelOutage
@@ -284,7 +285,7 @@ class Search:
         out = await settle(incumbent, confirmed, arena, round_no, final) if settle else None
         if out is None:
             return incumbent, confirmed, False
-        since = max((i for i, r in enumerate(history) if r["accepted"] or str(r["stage"]).startswith("stack test")),
+        since = max((i for i, r in enumerate(history) if r["accepted"] or str(r["stage"]).startswith(SETTLE_STAGE)),
                     default=-1)
         edits = " + ".join(r["edit"] for r in history[since + 1:] if r.get("provisional"))
         proposal = Proposal(out.challenger, f"stack: {edits}", "the edits moved to since the confirmed harness, "

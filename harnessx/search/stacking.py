@@ -37,12 +37,10 @@ import numpy as np
 from harnessx.errors import InputError
 from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness
-from harnessx.search.acceptance import Paired, Verdict, _describe
+from harnessx.search.acceptance import SETTLE_STAGE, Paired, Verdict, _describe
 from harnessx.search.arena import Arena
 from harnessx.search.screening import confirm_rungs, subset, vetoed_strata
 from harnessx.search.sequential import differences, first_rung, max_wealth
-
-SETTLE_STAGE = "stack test"  # ledger stage prefix of a settlement row (restore counts them)
 
 
 @dataclass(frozen=True)
