@@ -56,8 +56,9 @@ def test_sequential_screen_design_hand_computed():
     assert p.mde == pytest.approx(0.22724, abs=1e-4)
     # power(+0.10) = Phi(0.10 * sqrt(38) / 0.5 - 1.95996) = Phi(-0.72708) = 0.2336
     assert p.power_at_effect == pytest.approx(0.2336, abs=1e-3)
-    # worst case per round: 3 x 10 screening + 38 confirming + 2 x 48 for the extra seed = 164
-    assert p.rollouts_per_round == 164
+    # worst case per round: 3 x 10 screening + 38 confirming + 2 x 38 for the extra seed (challenger
+    # and incumbent, on the confirmation tasks only) = 144
+    assert p.rollouts_per_round == 144
     assert "alpha 0.05/2" in p.lines()[1] and "screen" in p.lines()[1]
     # one proposal: nothing to screen, the whole split is the test
     assert plan(PlanConfig(tasks=48, proposals=1, accept="sequential")).tested_tasks == 48

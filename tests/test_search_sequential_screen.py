@@ -128,13 +128,14 @@ def test_gains_on_the_screening_tasks_alone_are_never_accepted():
 def test_an_extra_seed_only_while_promising_and_the_looks_share_alpha():
     conf = [t.id for t in ORDER[16:]]
     # on the 64 confirmation tasks: 6 gains, 1 loss -> one-sided p ~ 0.06: not significant at 0.025,
-    # promising (< 0.3): the extra seed (8 gains, 0 losses on all 80 tasks) decides at look 2
+    # promising (< 0.3): the extra seed (8 gains, 0 losses on the confirmation tasks) decides at look 2
     inc = flags({conf[10]})
     mid = flags(set(conf[:6]) | {ORDER[0].id})  # ahead on the screen by one task
-    extra = {("inc", 1): flags(set()), ("mid", 1): flags({t.id for t in ORDER[:8]})}
+    extra = {("inc", 1): flags(set()), ("mid", 1): flags(set(conf[20:28]))}
     extra[("same", 1)] = flags(set())
     (verdict, _), arena = run(Sequential(extra_seeds=1), inc, {"mid": mid, "same": inc}, extra)
     assert verdict.accepted and "look 2/2" in verdict.reason and ("mid", "seed 1") in arena.served
+    assert "128 fresh (task, seed) samples" in verdict.reason  # 64 confirmation tasks x 2 seeds
     assert verdict.p_value < 0.025 and verdict.p_adjusted == min(1.0, 2 * verdict.p_value)
     # hopeless at look 1 (p >= 0.3): no extra seed is bought
     weak = flags({conf[0], conf[1], ORDER[0].id})
@@ -142,6 +143,21 @@ def test_an_extra_seed_only_while_promising_and_the_looks_share_alpha():
     (v2, _), arena2 = run(Sequential(extra_seeds=1), inc2, {"weak": weak, "same": inc2},
                           {("inc", 1): flags(set()), ("weak", 1): flags(set()), ("same", 1): flags(set())})
     assert not v2.accepted and v2.undecided and not any(s == "seed 1" for _, s in arena2.served)
+
+
+def test_an_extra_seed_never_revisits_the_screens_tasks():
+    """The challenger was chosen for its lead on the screen's tasks: a new seed there would test the
+    edit where it was selected. Gains at the extra seed on those tasks alone change nothing, and
+    the extra seed is paid on the 64 confirmation tasks only."""
+    conf, screen = [t.id for t in ORDER[16:]], {t.id for t in ORDER[:16]}
+    inc = flags({conf[10]})
+    mid = flags(set(conf[:6]) | {ORDER[0].id})  # promising, undecided at look 1 (as above)
+    extra = {("inc", 1): flags(set()), ("mid", 1): flags(screen), ("same", 1): flags(set())}
+    (verdict, _), arena = run(Sequential(extra_seeds=1), inc, {"mid": mid, "same": inc}, extra)
+    assert not verdict.accepted and "look 2/2" in verdict.reason
+    assert "128 fresh (task, seed) samples" in verdict.reason  # not 64 + 80
+    assert verdict.p_value == pytest.approx(run(Sequential(extra_seeds=1), inc, {"mid": mid, "same": inc},
+                                                {**extra, ("mid", 1): flags(set())})[0][0].p_value)
 
 
 @pytest.mark.slow

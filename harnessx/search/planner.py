@@ -18,8 +18,9 @@ paired tasks has p >= 2^-N, so below `min_pairs` tasks no effect can pass and th
 (MDE none, power 0) instead of quoting the approximation.
 The budget (rollouts, or dollars at a per-rollout cost from an R0 estimate) buys rounds at the
 worst case of the rule: greedy and paired evaluate every proposal on every task; `sequential`
-pays K m E screening rollouts, (n - m) E for the challenger's confirmation and 2 n per extra seed
-(challenger and incumbent); its MDE is stated at the first look (n - m tasks x E seeds at alpha / L).
+pays K m E screening rollouts, (n - m) E for the challenger's confirmation and 2 (n - m) per extra
+seed (challenger and incumbent, on the confirmation tasks); its MDE is stated at the first look
+(n - m tasks x E seeds at alpha / L).
 `stack` screens the same way (K m E per round) and tests the stack of its unconfirmed moves on the
 other n - m tasks at alpha every `every` rounds: (n - m) E per settlement, a share 1 / every of it
 per round; its MDE is that of the stack's combined gain, not of one edit.
@@ -159,7 +160,7 @@ def plan(config: PlanConfig) -> Plan:
     if c.accept == "sequential":
         m = screened(c)
         tested = c.tasks - m
-        per_round = (c.proposals * m + tested) * c.epochs + 2 * c.tasks * c.extra_seeds
+        per_round = (c.proposals * m + tested) * c.epochs + 2 * tested * c.extra_seeds
     elif c.accept == "stack":
         m = first_rung(c.tasks, c.screen_share)  # the rule's window, whatever K (no task left on <= 8)
         tested = c.tasks - m

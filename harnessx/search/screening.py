@@ -16,6 +16,9 @@ Per round, in the arena's stratified order (blocked and feasible interleaved):
    `alpha` (one challenger per round: no Bonferroni over K), with the `joint` veto when a stratum's
    harm test has p < alpha. Optionally (`early`) a betting e-value crossing 2 / alpha at a look
    accepts at once, and the final test then runs at alpha / 2 (the two share alpha).
+3. **Extra seeds.** While the challenger is promising but undecided (p below `promising`), each
+   extra seed evaluates it and the incumbent again on the confirmation tasks only (never the
+   screen's, at any seed) and adds one more test look on all samples so far; the looks share alpha.
 
 Why: under real rollout noise (harnessx/sim/pairing.py) an anytime-valid test at alpha / K over the
 whole split has little power on a 48-task split; this spends the round's error budget on the one
@@ -107,7 +110,7 @@ async def judge_screened(rule: "Sequential", incumbent: Harness, proposals: list
             verdict.reason = (f"accepted at {verdict.stage} (confirmation e-value {gain:.1f} >= {2 / rule.alpha:.0f}): "
                               f"mean Δ = {verdict.mean_diff:+.3f} on {d.size} fresh tasks")
         elif size >= n_all:
-            await _test(rule, verdict, paired, incumbent, challenger, arena, level, looks, strata, key)
+            await _test(rule, verdict, paired, incumbent, challenger, arena, tasks[m:], level, looks, strata, key)
         elif harm >= 1.0 / rule.drop_p:
             verdict.reason = f"dropped at {verdict.stage}: mean Δ = {verdict.mean_diff:+.3f}, harm e-value {harm:.1f}"
         elif verdict.mean_diff <= rule.futility:
@@ -132,14 +135,16 @@ def _merge(a: Paired, b: Paired, tag: str) -> Paired:
 
 
 async def _test(rule: "Sequential", verdict: Verdict, paired: Paired, incumbent: Harness, challenger: Harness,
-                arena: Arena, level: float, looks: int, strata: tuple[str, ...], key) -> None:
-    """The test looks: the confirmation tasks, then (while promising) each extra seed on every task,
-    a one-sided sign-flip test at alpha / looks on all samples so far (Bonferroni over the looks)."""
+                arena: Arena, conf: list, level: float, looks: int, strata: tuple[str, ...], key) -> None:
+    """The test looks: the confirmation tasks, then (while promising) each extra seed on the same
+    confirmation tasks `conf`, a one-sided sign-flip test at alpha / looks on all samples so far
+    (Bonferroni over the looks). The screen's tasks never enter the test, at any seed: the challenger
+    was chosen for its lead there, so a new seed on them would test the edit where it was selected."""
     for look in range(looks):
         if look:
             seed = arena.seeds[-1] + look
-            inc, ev = await asyncio.gather(arena.evaluate_on(incumbent, arena.tasks, [seed]),
-                                           arena.evaluate_on(challenger, arena.tasks, [seed]))
+            inc, ev = await asyncio.gather(arena.evaluate_on(incumbent, conf, [seed]),
+                                           arena.evaluate_on(challenger, conf, [seed]))
             paired = _merge(paired, Paired.of(ev, inc, key), str(seed))
         mean, p = paired.test()
         verdict.mean_diff, verdict.p_value, verdict.p_adjusted = mean, p, min(1.0, p * looks)
