@@ -153,7 +153,7 @@ def test_an_extra_seed_never_revisits_the_screens_tasks():
     inc = flags({conf[10]})
     mid = flags(set(conf[:6]) | {ORDER[0].id})  # promising, undecided at look 1 (as above)
     extra = {("inc", 1): flags(set()), ("mid", 1): flags(screen), ("same", 1): flags(set())}
-    (verdict, _), arena = run(Sequential(extra_seeds=1), inc, {"mid": mid, "same": inc}, extra)
+    (verdict, _), _ = run(Sequential(extra_seeds=1), inc, {"mid": mid, "same": inc}, extra)
     assert not verdict.accepted and "look 2/2" in verdict.reason
     assert "128 fresh (task, seed) samples" in verdict.reason  # not 64 + 80
     assert verdict.p_value == pytest.approx(run(Sequential(extra_seeds=1), inc, {"mid": mid, "same": inc},

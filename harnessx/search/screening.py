@@ -93,8 +93,6 @@ async def judge_screened(rule: "Sequential", incumbent: Harness, proposals: list
             return await _finish(verdicts, incumbent, arena, key, strata, len(proposals), tasks)
     challenger, conf_ids = proposals[chosen], order[m:]
     rule.tested.add((incumbent.hash, challenger.hash))
-    looks = 1 + int(rule.extra_seeds)  # test looks: the split's confirmation tasks, then each extra seed
-    level = rule.alpha / looks / (2 if rule.early else 1)
     for size in confirm_rungs(m, n_all) if m else rule._rungs(n_all, 0):
         inc, ev = await asyncio.gather(arena.evaluate_on(incumbent, tasks[:size]),
                                        arena.evaluate_on(challenger, tasks[:size]))
@@ -110,7 +108,7 @@ async def judge_screened(rule: "Sequential", incumbent: Harness, proposals: list
             verdict.reason = (f"accepted at {verdict.stage} (confirmation e-value {gain:.1f} >= {2 / rule.alpha:.0f}): "
                               f"mean Δ = {verdict.mean_diff:+.3f} on {d.size} fresh tasks")
         elif size >= n_all:
-            await _test(rule, verdict, paired, incumbent, challenger, arena, tasks[m:], level, looks, strata, key)
+            await _test(rule, verdict, paired, incumbent, challenger, arena, tasks[m:])
         elif harm >= 1.0 / rule.drop_p:
             verdict.reason = f"dropped at {verdict.stage}: mean Δ = {verdict.mean_diff:+.3f}, harm e-value {harm:.1f}"
         elif verdict.mean_diff <= rule.futility:
@@ -135,11 +133,14 @@ def _merge(a: Paired, b: Paired, tag: str) -> Paired:
 
 
 async def _test(rule: "Sequential", verdict: Verdict, paired: Paired, incumbent: Harness, challenger: Harness,
-                arena: Arena, conf: list, level: float, looks: int, strata: tuple[str, ...], key) -> None:
+                arena: Arena, conf: list) -> None:
     """The test looks: the confirmation tasks, then (while promising) each extra seed on the same
     confirmation tasks `conf`, a one-sided sign-flip test at alpha / looks on all samples so far
     (Bonferroni over the looks). The screen's tasks never enter the test, at any seed: the challenger
     was chosen for its lead there, so a new seed on them would test the edit where it was selected."""
+    key, strata = arena.objective.value_key, arena.objective.strata
+    looks = 1 + int(rule.extra_seeds)  # test looks: the split's confirmation tasks, then each extra seed
+    level = rule.alpha / looks / (2 if rule.early else 1)
     for look in range(looks):
         if look:
             seed = arena.seeds[-1] + look

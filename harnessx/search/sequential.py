@@ -4,7 +4,8 @@
 screening fifth of the split, only the best one is tested, on the remaining (fresh) tasks, by a
 one-sided paired sign-flip test at alpha (one challenger: no Bonferroni over K), with futility
 looks that stop it early and, while it is promising but undecided, one extra seed on each of the
-fresh tasks (a second test look; the looks share alpha). Built for real rollout noise (harnessx/sim/pairing.py).
+fresh tasks (a second test look; the looks share alpha). Built for real rollout noise
+(harnessx/sim/pairing.py).
 
 `halving` (the earlier design): per round, every proposal meets the incumbent on the same tasks
 and seeds, in the arena's stratified order (blocked and feasible interleaved, so every prefix is
