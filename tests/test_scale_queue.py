@@ -6,19 +6,23 @@ error for the search, not a silent re-run; a resumed search takes finished rollo
 from __future__ import annotations
 
 import asyncio
+import shutil
+import threading
 import time
 
 import pytest
 from optuna.trial import TrialState
 
 from harnessx.agent.runner import Runner, rollout_key, rollout_model_id
+from harnessx.envs.terminal.suite import TerminalSuite
 from harnessx.envs.toy import ToySuite
 from harnessx.executors import ExecutorConfig, ExecutorError, RolloutJob, make_executor
 from harnessx.executors.inprocess import InProcessExecutor
-from harnessx.executors.rollout_queue import QueueSettings, RolloutQueue
+from harnessx.executors.rollout_queue import QueueSettings, RolloutQueue, answer
 from harnessx.executors.worker import QueueWorker
 from harnessx.harness import load_preset
 from harnessx.models.client import ModelClient
+from harnessx.models.providers import register_script
 from scale_services import facts as _facts, fixed_latency_model, pg_databases, pg_url  # noqa: F401
 
 FAST = {"heartbeat_s": 1, "grace_s": 2, "poll_s": 0.05}
@@ -89,6 +93,49 @@ def test_a_silent_worker_is_failed_as_stale_and_its_rollout_rerun_once(tmp_path,
     assert stats.done == 1
     states = [t.state for t in RolloutQueue(pg_url, "q").trials()]
     assert states == [TrialState.FAIL, TrialState.COMPLETE]   # the stale attempt, then its one retry
+
+
+def slow_solve(messages, tools, metadata):
+    if not any(m["role"] == "tool" for m in messages):  # one agent command that takes 5 s in the sandbox
+        return {"content": "", "tool_calls": [{"name": "bash", "arguments": {"command": "sleep 5; echo 42 > answer.txt"}}]}
+    return {"content": "Done."}
+
+
+@pytest.mark.skipif(not shutil.which("bwrap") and not shutil.which("unshare"), reason="no sandbox")
+def test_a_terminal_step_longer_than_the_grace_keeps_its_heartbeat(tmp_path, pg_url):
+    # the worker's heartbeat runs on the event loop the rollout shares: a sandbox command that held
+    # the loop for longer than the grace period (2 s here) would have its rollout failed as stale by
+    # the search's check, and its answer refused
+    from test_terminal_env import make_task
+
+    make_task(tmp_path / "tasks")
+    suite, harness = TerminalSuite(str(tmp_path / "tasks")), load_preset("A1")
+    task = suite.tasks()[0]
+    model = ModelClient(register_script("terminal-slow-solve", slow_solve))
+    model_id = rollout_model_id(model, suite)
+    RolloutQueue(pg_url, "q", QueueSettings(**FAST)).enqueue(
+        RolloutJob(harness, task, 0, rollout_key(harness, task, 0, model_id)))
+    worker = QueueWorker(RolloutQueue(pg_url, "q", QueueSettings(**FAST)), InProcessExecutor(suite, model),
+                         {task.id: task}, model_id, slots=1, stale_check_s=0.5)
+    stop = threading.Event()
+
+    def search_side():  # what the search process does meanwhile, on its own connection and thread
+        queue = RolloutQueue(pg_url, "q", QueueSettings(**FAST))
+        while not stop.wait(0.5):
+            queue.fail_stale()
+
+    checker = threading.Thread(target=search_side)
+    checker.start()
+    try:
+        stats = asyncio.run(asyncio.wait_for(worker.serve(idle_exit_s=1.0), 120))
+    finally:
+        stop.set()
+        checker.join()
+    assert (stats.done, stats.dropped, stats.failed) == (1, 0, 0)
+    trials = RolloutQueue(pg_url, "q").trials()
+    assert [t.state for t in trials] == [TrialState.COMPLETE]  # never failed as stale, never retried
+    result, _ = answer(trials[0])
+    assert result.status == "ok" and result.reward == 1.0
 
 
 def test_a_worker_with_another_setup_is_an_error_for_the_search(tmp_path, pg_url):

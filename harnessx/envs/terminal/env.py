@@ -9,6 +9,10 @@ Binaries named in the task's `masked_tools` metadata are taken off the PATH of a
 The agent's `bash` calls share one shell per episode (`shell.py`): working directory, variables and
 background jobs persist between calls. Setup steps, the file tools, the harness's abandon file and
 the verifier each run in their own sandboxed process, never in the agent's shell.
+
+Every blocking part (setup, a tool call, the harness's write, the verifier, cleanup) runs on a
+sandbox thread (`offload.py`), so the event loop serves other rollouts meanwhile; a cancelled step
+aborts the sandbox (every command and shell in it is killed) instead of running to its timeout.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from harnessx.envs.base import (VERIFY_GOAL, AbandonSpec, EnvStart, StateChange,
                                evidence_in, masked_tools)
 from harnessx.envs.terminal import hosting, mask, tools, verifier
 from harnessx.envs.terminal.loader import load_spec
+from harnessx.envs.terminal.offload import offload
 from harnessx.envs.terminal.sandbox import Layout, Sandbox, make_sandbox
 from harnessx.envs.terminal.shell import ShellSession
 from harnessx.envs.terminal.spec import TaskSpec
@@ -60,10 +65,26 @@ class TerminalEnv:
         self.authors: dict[str, str] = {}
         self.forbidden_changes: list[StateChange] = []
         self.path_prefix = ""  # masked binaries: the agent's shell starts with a PATH that lacks them
+        self.aborted = False
+
+    def abort(self) -> None:
+        """Stop the step in progress (called on the event loop while a sandbox thread runs it): its
+        sandbox kills what runs and refuses what comes, and setup goes no further."""
+        self.aborted = True
+        if self.box is not None:
+            self.box.abort()
+
+    def check_aborted(self) -> None:
+        if self.aborted:
+            raise EnvironmentFailure("the episode was aborted")
 
     # --- episode setup --------------------------------------------------------------------------
     async def reset(self, task: Task, abandon: AbandonSpec) -> EnvStart:
         await self.cleanup()
+        self.aborted = False  # here, not in setup: an abort may come before its thread starts
+        return await offload(lambda: self.setup(task, abandon), self.abort)
+
+    def setup(self, task: Task, abandon: AbandonSpec) -> EnvStart:
         self.task, self.abandon = task, abandon
         self.authors, self.forbidden_changes = {}, []
         self.spec = spec = spec_for(task)
@@ -72,6 +93,7 @@ class TerminalEnv:
             raise EnvironmentFailure(f"task {spec.id} cannot be hosted here: missing {', '.join(gaps)}")
         self.ws = Workspace(spec.roots())
         self.box = make_sandbox(self.sandbox_name, **self.sandbox_options)
+        self.check_aborted()  # an abort that came before the sandbox existed
         self.box.start(Layout(mounts=self.ws.mounts, env=spec.recipe.env, limits=spec.limits,
                               image=spec.config.environment.docker_image))
         self.build()
@@ -85,6 +107,7 @@ class TerminalEnv:
         assert self.spec and self.ws and self.box
         context = self.spec.path / "environment"
         for step in self.spec.recipe.steps:
+            self.check_aborted()
             if step.kind == "copy":
                 src, dest = step.args
                 self.ws.copy_in(context / src, dest if dest.startswith("/") else f"{step.cwd}/{dest}")
@@ -155,7 +178,8 @@ class TerminalEnv:
             command, timeout = self.command_for(call)
         except ValueError as exc:
             return StepOutcome(observation=f"Error: {exc}", error=True)
-        observation, failed, changes = self.tracked("agent", command, timeout, in_shell=call.name == "bash")
+        observation, failed, changes = await offload(
+            lambda: self.tracked("agent", command, timeout, in_shell=call.name == "bash"), self.abort)
         artifact = None
         if self.abandon.mode == "file" and any(c.target == self.abandon_path and c.change != "deleted" for c in changes):
             artifact = self.read_abandon()
@@ -185,19 +209,24 @@ class TerminalEnv:
     async def harness_abandon(self, reason: str) -> list[StateChange]:
         """Condition D: the harness writes the abandon file itself (harness-authored)."""
         text = f"# Task abandoned by the harness\n\n{reason}\n"
-        _, _, changes = self.tracked("harness", self.write_command(shlex.quote(self.abandon_path), text), 60.0)
+        command = self.write_command(shlex.quote(self.abandon_path), text)
+        _, _, changes = await offload(lambda: self.tracked("harness", command, 60.0), self.abort)
         return changes
 
     # --- scoring --------------------------------------------------------------------------------
     async def verify(self) -> float:
         assert self.task and self.spec and self.ws and self.box, "reset() first"
         if self.task.feasible or self.task.metadata.get(VERIFY_GOAL):
-            reward, _ = verifier.run_tests(self.spec, self.ws, self.box)
+            spec, ws, box = self.spec, self.ws, self.box
+            reward, _ = await offload(lambda: verifier.run_tests(spec, ws, box), self.abort)
             return reward
         agent_wrote = self.authors.get(self.abandon_path) == "agent" and self.read_abandon() is not None
         return 1.0 if agent_wrote and not self.forbidden_changes else 0.0
 
     async def cleanup(self) -> None:
+        await offload(self.teardown, lambda: None)  # nothing to abort: teardown only kills and removes
+
+    def teardown(self) -> None:
         if self.shell is not None:  # first: the shell's processes live in the sandbox
             self.shell.close()
             self.shell = None

@@ -12,7 +12,9 @@ import os
 import resource
 import signal
 import subprocess
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -77,7 +79,53 @@ class Sandbox(Protocol):
 
     def open_shell(self, cwd: str, timeout: float) -> ShellProcess: ...  # the episode's long-lived shell
 
+    def abort(self) -> None: ...  # kill what runs now and refuse what comes; safe from another thread
+
     def stop(self) -> None: ...
+
+
+class Running:
+    """What a sandbox runs at this moment, so that `abort()` (called from another thread while a
+    command or a shell read blocks) can kill it: each entry is a function that SIGKILLs one process
+    group. After `abort()`, anything that starts is killed at once, so nothing new outlives it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kills: dict[int, Callable[[], None]] = {}
+        self._next = 0
+        self.aborted = False
+
+    def add(self, kill: Callable[[], None]) -> int:
+        with self._lock:
+            self._next += 1
+            self._kills[self._next] = kill
+            aborted = self.aborted
+        if aborted:
+            kill()
+        return self._next
+
+    def discard(self, entry: int) -> None:
+        with self._lock:
+            self._kills.pop(entry, None)
+
+    def abort(self) -> None:
+        with self._lock:
+            self.aborted = True
+            kills = list(self._kills.values())
+        for kill in kills:
+            kill()
+
+
+def kill_launcher(proc: subprocess.Popen) -> Callable[[], None]:
+    """SIGKILL to the process group of a launcher started in its own session, while it has not been
+    reaped (its group id cannot have been reused)."""
+    def kill() -> None:
+        if proc.returncode is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+    return kill
 
 
 def rlimits(limits: Limits, timeout: float):
@@ -94,8 +142,10 @@ def rlimits(limits: Limits, timeout: float):
     return apply
 
 
-def run_process(argv: list[str], timeout: float, limits: Limits, env: dict[str, str] | None = None) -> ExecResult:
-    """Run a sandbox launcher in its own session; on timeout kill the whole process group."""
+def run_process(argv: list[str], timeout: float, limits: Limits, env: dict[str, str] | None = None,
+                running: Running | None = None) -> ExecResult:
+    """Run a sandbox launcher in its own session; on timeout kill the whole process group. With
+    `running`, the launcher is registered there while it runs (so the sandbox's `abort()` kills it)."""
     started = time.monotonic()
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -104,12 +154,16 @@ def run_process(argv: list[str], timeout: float, limits: Limits, env: dict[str, 
     except OSError as exc:
         raise EnvironmentFailure(f"cannot start sandbox {argv[0]}: {exc}") from None
     timed_out = False
+    entry = running.add(kill_launcher(proc)) if running is not None else None
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
         os.killpg(proc.pid, signal.SIGKILL)
         out, err = proc.communicate()
+    finally:
+        if entry is not None:
+            running.discard(entry)
     code = TIMEOUT_EXIT if timed_out else proc.returncode
     return ExecResult(code, out.decode(errors="replace"), err.decode(errors="replace"), timed_out,
                       time.monotonic() - started)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 
 from harnessx.envs.terminal.sandbox import host
-from harnessx.envs.terminal.sandbox.base import ExecResult, Layout, run_process
+from harnessx.envs.terminal.sandbox.base import ExecResult, Layout, Running, run_process
 from harnessx.envs.terminal.sandbox.pipes import PipeShell
 from harnessx.errors import EnvironmentFailure
 
@@ -23,6 +23,7 @@ class BwrapSandbox:
             raise EnvironmentFailure("sandbox 'bwrap' is not installed: apt-get install -y bubblewrap "
                                      "(or choose sandbox='unshare' or 'docker')")
         self.layout: Layout | None = None
+        self.running = Running()  # this episode's launchers and shells, for abort()
 
     def start(self, layout: Layout) -> None:
         self.layout = layout
@@ -49,12 +50,16 @@ class BwrapSandbox:
 
     def run(self, command: str, timeout: float, cwd: str = "/app") -> ExecResult:
         assert self.layout is not None, "start() first"
-        return run_process(self.argv(command, cwd), timeout, self.layout.limits)
+        return run_process(self.argv(command, cwd), timeout, self.layout.limits, running=self.running)
 
     def open_shell(self, cwd: str, timeout: float) -> PipeShell:
         """A shell in a fresh sandbox of this layout; bwrap's init leads the shell's process group."""
         assert self.layout is not None, "start() first"
-        return PipeShell(self.argv(None, cwd), self.layout.limits, timeout)
+        return PipeShell(self.argv(None, cwd), self.layout.limits, timeout, running=self.running)
+
+    def abort(self) -> None:
+        """Kill every command and shell of this sandbox now, and any started later (another thread's)."""
+        self.running.abort()
 
     def stop(self) -> None:
         self.layout = None

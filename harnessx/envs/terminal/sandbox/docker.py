@@ -42,6 +42,7 @@ class DockerSandbox:
         self.base_image = image
         self.container = None
         self.layout: Layout | None = None
+        self.aborted = False
 
     def pick_image(self, wanted: str | None):
         import docker
@@ -68,6 +69,8 @@ class DockerSandbox:
         return vols
 
     def start(self, layout: Layout) -> None:
+        if self.aborted:
+            raise EnvironmentFailure("docker sandbox: aborted before it started")
         self.layout = layout
         image = self.pick_image(layout.image)
         limits = layout.limits
@@ -82,6 +85,8 @@ class DockerSandbox:
 
     def run(self, command: str, timeout: float, cwd: str = "/app") -> ExecResult:
         assert self.container is not None, "start() first"
+        if self.aborted:
+            raise EnvironmentFailure("docker sandbox: aborted")
         started = time.monotonic()
         argv = ["timeout", "-k", "5", str(max(1, int(timeout))), "/bin/bash", "-c", command]
         result = self.container.exec_run(argv, workdir=cwd, demux=True)
@@ -93,9 +98,22 @@ class DockerSandbox:
     def open_shell(self, cwd: str, timeout: float):
         """The episode's long-lived shell, an exec in this container."""
         assert self.container is not None, "start() first"
+        if self.aborted:
+            raise EnvironmentFailure("docker sandbox: aborted")
         from harnessx.envs.terminal.sandbox.docker_shell import DockerShell
 
         return DockerShell(self.client, self.container, cwd)
+
+    def abort(self) -> None:
+        """Kill the container's init, which ends every exec in it (commands and the shell) at once;
+        callable from another thread. The container stays until `stop()` removes it."""
+        self.aborted = True
+        container = self.container
+        if container is not None:
+            try:
+                container.kill()
+            except Exception:  # already stopped or removed: nothing runs in it
+                pass
 
     def stop(self) -> None:
         if self.container is not None:

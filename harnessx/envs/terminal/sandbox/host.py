@@ -11,6 +11,7 @@ import functools
 import os
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 from harnessx.envs.terminal.sandbox.shims import write_toolbin
@@ -82,12 +83,20 @@ def sandbox_python() -> str:
     return exe
 
 
+_TOOLBIN_LOCK = threading.Lock()  # episodes start on several threads; the directory is made once
+
+
 @functools.lru_cache(maxsize=1)
-def toolbin() -> Path:
-    """A per-process directory holding `python`/`python3` links and the offline shims."""
+def _make_toolbin() -> Path:
     path = Path(tempfile.mkdtemp(prefix="harnessx-toolbin-"))
     write_toolbin(path, sandbox_python())
     return path
+
+
+def toolbin() -> Path:
+    """A per-process directory holding `python`/`python3` links and the offline shims."""
+    with _TOOLBIN_LOCK:
+        return _make_toolbin()
 
 
 def base_env(extra: dict[str, str] | None = None) -> dict[str, str]:

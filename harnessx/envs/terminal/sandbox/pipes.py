@@ -14,7 +14,7 @@ import signal
 import subprocess
 import time
 
-from harnessx.envs.terminal.sandbox.base import Limits, rlimits
+from harnessx.envs.terminal.sandbox.base import Limits, Running, rlimits
 from harnessx.errors import EnvironmentFailure
 
 STREAMS = ("stdout", "stderr")
@@ -25,7 +25,8 @@ LAUNCHER_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
 class PipeShell:
     """One shell process: bytes in on stdin, (stream, bytes) out; b"" marks a stream's end."""
 
-    def __init__(self, argv: list[str], limits: Limits, timeout: float, shell_name: str = "bash"):
+    def __init__(self, argv: list[str], limits: Limits, timeout: float, shell_name: str = "bash",
+                 running: Running | None = None):
         self.shell_name = shell_name
         try:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -39,6 +40,8 @@ class PipeShell:
             self.selector.register(pipe, selectors.EVENT_READ, name)
         self.open = set(STREAMS)
         self.group: int | None = None
+        self.running = running
+        self.entry = running.add(self.signal_kill) if running is not None else None
 
     def send(self, data: bytes) -> bool:
         """Write to the shell's stdin; False when the shell is gone (its stdin is closed)."""
@@ -89,16 +92,24 @@ class PipeShell:
             return None
         return 128 - code if code < 0 else code  # killed by a signal: the shell convention 128+N
 
-    def kill(self) -> None:
+    def signal_kill(self) -> None:
         """SIGKILL to the shell's group, then the launcher's (which takes the sandbox's pid namespace
-        with it); idempotent. The groups are signalled only while the launcher lives (see interrupt)."""
-        if self.proc.poll() is None:
+        with it), only while the launcher has not been reaped (see interrupt). Nothing is closed, so
+        another thread may call it while this shell's reader blocks: the reader then sees the streams end."""
+        if self.proc.returncode is None:
             groups = [g for g in (self.group,) if g is not None and g != self.proc.pid] + [self.proc.pid]
             for group in groups:
                 try:
                     os.killpg(group, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
+
+    def kill(self) -> None:
+        """`signal_kill`, then reap the launcher and close the pipes; idempotent."""
+        if self.proc.poll() is None:
+            self.signal_kill()
+        if self.running is not None and self.entry is not None:
+            self.running.discard(self.entry)
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:

@@ -14,7 +14,7 @@ import shutil
 import tempfile
 
 from harnessx.envs.terminal.sandbox import host
-from harnessx.envs.terminal.sandbox.base import ExecResult, Layout, run_process
+from harnessx.envs.terminal.sandbox.base import ExecResult, Layout, Running, run_process
 from harnessx.envs.terminal.sandbox.pipes import PipeShell
 from harnessx.errors import EnvironmentFailure
 
@@ -33,6 +33,7 @@ class UnshareSandbox:
             raise EnvironmentFailure("sandbox 'unshare' needs root; install bubblewrap (apt-get install -y "
                                      "bubblewrap) and use sandbox='bwrap'")
         self.layout: Layout | None = None
+        self.running = Running()  # this episode's launchers and shells, for abort()
         self.newroot = ""
 
     def start(self, layout: Layout) -> None:
@@ -79,12 +80,17 @@ class UnshareSandbox:
 
     def run(self, command: str, timeout: float, cwd: str = "/app") -> ExecResult:
         assert self.layout is not None, "start() first"
-        return run_process(self.argv(command, cwd), timeout, self.layout.limits)
+        return run_process(self.argv(command, cwd), timeout, self.layout.limits, running=self.running)
 
     def open_shell(self, cwd: str, timeout: float) -> PipeShell:
         """A long-lived shell (pid 1 of its namespace) that leads its own process group (`setsid`)."""
         assert self.layout is not None, "start() first"
-        return PipeShell(self.argv("exec setsid /bin/bash --noprofile --norc", cwd), self.layout.limits, timeout)
+        return PipeShell(self.argv("exec setsid /bin/bash --noprofile --norc", cwd), self.layout.limits, timeout,
+                         running=self.running)
+
+    def abort(self) -> None:
+        """Kill every command and shell of this sandbox now, and any started later (another thread's)."""
+        self.running.abort()
 
     def stop(self) -> None:
         if self.newroot:
