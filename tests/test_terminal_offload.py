@@ -6,9 +6,11 @@ what runs now and anything started after it."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import shutil
 import subprocess
+import threading
 import time
 
 import pytest
@@ -16,6 +18,7 @@ import pytest
 from harnessx.envs.base import AbandonSpec
 from harnessx.envs.terminal.env import TerminalEnv
 from harnessx.envs.terminal.loader import load_spec, to_task
+from harnessx.envs.terminal.offload import offload
 from harnessx.envs.terminal.sandbox.base import Running, kill_launcher
 from test_terminal_env import bash, make_task
 from test_terminal_sandbox import docker_or_skip
@@ -140,3 +143,28 @@ def test_running_aborts_what_runs_and_what_starts_after():
     second = subprocess.Popen(["sleep", "75.309"], start_new_session=True)
     running.add(kill_launcher(second))  # added after the abort: killed at once
     assert second.wait(timeout=10) == -9
+
+
+def test_a_step_that_fails_after_its_wait_was_given_up_logs_nothing(caplog):
+    # a second cancellation ends the wait for an aborted step; the step's error, when it comes, is
+    # nobody's concern and must not surface as asyncio's "exception was never retrieved"
+    release = threading.Event()
+
+    def step():
+        release.wait(10)
+        raise RuntimeError("the aborted step failed late")
+
+    async def main():
+        waiting = asyncio.create_task(offload(step, abort=lambda: None))
+        await asyncio.sleep(0.05)
+        waiting.cancel()
+        await asyncio.sleep(0.05)
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        release.set()
+        await asyncio.sleep(0.3)
+
+    asyncio.run(main())
+    gc.collect()
+    assert "never retrieved" not in caplog.text

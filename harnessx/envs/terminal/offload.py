@@ -27,6 +27,7 @@ async def offload(step: Callable[[], T], abort: Callable[[], None]) -> T:
     """`step()` on a sandbox thread; on cancellation, `abort()` and wait for the thread to return."""
     context = contextvars.copy_context()
     running = asyncio.wrap_future(_POOL.submit(context.run, step))
+    running.add_done_callback(_retrieved)  # an aborted step's error, seen by nobody, is not a warning
     try:
         return await asyncio.shield(running)
     except asyncio.CancelledError:
@@ -34,3 +35,8 @@ async def offload(step: Callable[[], T], abort: Callable[[], None]) -> T:
         with contextlib.suppress(BaseException):  # the step's own result or error no longer matters
             await asyncio.wait_for(asyncio.shield(running), ABORT_WAIT)
         raise
+
+
+def _retrieved(future: asyncio.Future) -> None:
+    if not future.cancelled():
+        future.exception()
