@@ -154,12 +154,13 @@ def run_process(argv: list[str], timeout: float, limits: Limits, env: dict[str, 
     except OSError as exc:
         raise EnvironmentFailure(f"cannot start sandbox {argv[0]}: {exc}") from None
     timed_out = False
-    entry = running.add(kill_launcher(proc)) if running is not None else None
+    kill = kill_launcher(proc)
+    entry = running.add(kill) if running is not None else None
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-        os.killpg(proc.pid, signal.SIGKILL)
+        kill()
         out, err = proc.communicate()
     finally:
         if entry is not None:

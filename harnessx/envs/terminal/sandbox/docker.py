@@ -68,9 +68,12 @@ class DockerSandbox:
             vols[str(host.toolbin())] = {"bind": host.TOOLBIN, "mode": "ro"}
         return vols
 
-    def start(self, layout: Layout) -> None:
+    def refuse_if_aborted(self) -> None:
         if self.aborted:
-            raise EnvironmentFailure("docker sandbox: aborted before it started")
+            raise EnvironmentFailure("docker sandbox: aborted")
+
+    def start(self, layout: Layout) -> None:
+        self.refuse_if_aborted()
         self.layout = layout
         image = self.pick_image(layout.image)
         limits = layout.limits
@@ -85,8 +88,7 @@ class DockerSandbox:
 
     def run(self, command: str, timeout: float, cwd: str = "/app") -> ExecResult:
         assert self.container is not None, "start() first"
-        if self.aborted:
-            raise EnvironmentFailure("docker sandbox: aborted")
+        self.refuse_if_aborted()
         started = time.monotonic()
         argv = ["timeout", "-k", "5", str(max(1, int(timeout))), "/bin/bash", "-c", command]
         result = self.container.exec_run(argv, workdir=cwd, demux=True)
@@ -98,8 +100,7 @@ class DockerSandbox:
     def open_shell(self, cwd: str, timeout: float):
         """The episode's long-lived shell, an exec in this container."""
         assert self.container is not None, "start() first"
-        if self.aborted:
-            raise EnvironmentFailure("docker sandbox: aborted")
+        self.refuse_if_aborted()
         from harnessx.envs.terminal.sandbox.docker_shell import DockerShell
 
         return DockerShell(self.client, self.container, cwd)
