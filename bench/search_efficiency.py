@@ -1,4 +1,4 @@
-"""Search efficiency on the simulator: the paper's protocol, `paired`, `sequential` and GEPA, side by side.
+"""Search efficiency on the simulator: the paper's protocol, `paired`, `sequential`, `stack` and GEPA, side by side.
 
 - paper:      `greedy` acceptance, every proposal fully evaluated (R0 + rounds x proposals);
 - paired:     paired test + Holm + racing, same proposer and shape, 1 rollout per task;
@@ -261,8 +261,9 @@ def main() -> None:
     parser.add_argument("--rho", default="0.5,1",
                         help="pairing of the searches' rollouts, comma-separated: 1 = common random numbers "
                              "(no noise between harnesses), < 1 = partial (harnessx/sim/pairing.py)")
-    parser.add_argument("--strategies", default=",".join(STRATEGIES[:4]),
-                        help="a subset of " + ",".join(STRATEGIES) + " (oracle and composite, the bounds, only when asked for)")
+    parser.add_argument("--strategies", default=",".join(STRATEGIES[:5]),
+                        help="a subset of " + ",".join(STRATEGIES) + " (default: the four rules and GEPA; oracle and "
+                             "composite, the bounds, only when asked for)")
     parser.add_argument("--sequential", default="", help="options of the sequential rule, e.g. design=halving,early=1")
     parser.add_argument("--stack", default="", help="options of the stack rule, e.g. every=3,first=0.125")
     parser.add_argument("--gepa-budget-of", default="sequential", choices=("sequential", "stack"),
