@@ -11,12 +11,14 @@ useless (no change) or repeated edit, or a failed meta-model call, is dropped wi
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 from typing import Any, Literal
 
 import dspy
 import litellm
 import pydantic
+from dspy.utils import exceptions as dspy_exceptions
 from dspy.utils.exceptions import AdapterParseError
 
 from harnessx.harness import COMPONENTS, Harness
@@ -25,9 +27,17 @@ from harnessx.search.traces import failing
 
 MAX_FAILURES = 4
 MAX_HISTORY = 40
-# Meta-model failures that drop one proposal instead of stopping the search.
+# DSPy 3.4 and later send a call through their own client (lm15) unless told otherwise; every model
+# call of HarnessX goes through LiteLLM, so the proposer asks for it where DSPy has the choice.
+LITELLM_ENGINE = {"engine": "litellm"} if "engine" in inspect.signature(dspy.LM.__init__).parameters else {}
+# Meta-model failures that drop one proposal instead of stopping the search: LiteLLM's, and the same
+# failures as DSPy 3.4 and later raise them (they wrap LiteLLM's errors in their own classes).
+# Authentication and rate-limit errors are not among them: they propagate, as LiteLLM's own do.
+_DSPY_FAILURES = tuple(getattr(dspy_exceptions, name) for name in
+                       ("LMInvalidRequestError", "LMTransportError", "LMTimeoutError", "LMServerError")
+                       if hasattr(dspy_exceptions, name))
 CALL_FAILURES = (litellm.BadRequestError, litellm.ContextWindowExceededError, litellm.APIConnectionError,
-                 litellm.Timeout, litellm.InternalServerError, litellm.ServiceUnavailableError)
+                 litellm.Timeout, litellm.InternalServerError, litellm.ServiceUnavailableError) + _DSPY_FAILURES
 
 
 class HarnessEdit(pydantic.BaseModel):
@@ -59,7 +69,8 @@ class LLMProposer:
                  max_tokens: int | None = None):
         server = {"api_base": api_base, "api_key": "local"} if api_base else {}
         self.lm = meta_model if isinstance(meta_model, dspy.BaseLM) else dspy.LM(
-            meta_model, temperature=temperature, **server, **({"max_tokens": max_tokens} if max_tokens else {}))
+            meta_model, temperature=temperature, **server, **LITELLM_ENGINE,
+            **({"max_tokens": max_tokens} if max_tokens else {}))
         self.temperature = temperature
         self.module = dspy.ChainOfThought(ProposeHarnessEdit)
         self.dropped: list[str] = []  # why each draft of the last round was not proposed
