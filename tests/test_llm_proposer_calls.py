@@ -12,9 +12,10 @@ import litellm
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "faults"))
-from fault_server import SERVER_ERROR, FaultServer, closed_port, completion  # noqa: E402
+from fault_server import SERVER_ERROR, UNAUTHORIZED, FaultServer, closed_port, completion  # noqa: E402
 from test_search_space import context  # noqa: E402
 
+from harnessx.errors import ModelCallError  # noqa: E402
 from harnessx.search.proposers.llm import LLMProposer  # noqa: E402
 
 EDIT = {"component": "abandon_protocol", "new_text": "If the request cannot be done, say why and stop.",
@@ -65,3 +66,11 @@ def test_a_failed_meta_model_call_drops_the_slot_and_names_why(plan, litellm_cal
     assert proposals == [] and len(litellm_calls) >= 2
     assert [d.split(" (")[0] for d in p.dropped] == ["slot 0: the meta-model call failed",
                                                      "slot 1: the meta-model call failed"], p.dropped
+
+
+def test_a_bad_key_stops_with_one_error_naming_the_meta_model(litellm_calls):
+    with FaultServer([UNAUTHORIZED]) as server:
+        p = proposer(server.url)
+        with pytest.raises(ModelCallError, match=r"^meta-model openai/loopback: .*invalid api key") as caught:
+            p.propose(context({"proceeded": 4}), 2)
+    assert caught.value.kind == "meta_model" and server.requests == 1  # the first slot's call; no second

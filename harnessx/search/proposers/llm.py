@@ -21,6 +21,7 @@ import pydantic
 from dspy.utils import exceptions as dspy_exceptions
 from dspy.utils.exceptions import AdapterParseError
 
+from harnessx.errors import ModelCallError
 from harnessx.harness import COMPONENTS, Harness
 from harnessx.search.proposers.base import Proposal, RoundContext
 from harnessx.search.traces import failing
@@ -32,12 +33,15 @@ MAX_HISTORY = 40
 LITELLM_ENGINE = {"engine": "litellm"} if "engine" in inspect.signature(dspy.LM.__init__).parameters else {}
 # Meta-model failures that drop one proposal instead of stopping the search: LiteLLM's, and the same
 # failures as DSPy 3.4 and later raise them (they wrap LiteLLM's errors in their own classes).
-# Authentication and rate-limit errors are not among them: they propagate, as LiteLLM's own do.
 _DSPY_FAILURES = tuple(getattr(dspy_exceptions, name) for name in
                        ("LMInvalidRequestError", "LMTransportError", "LMTimeoutError", "LMServerError")
                        if hasattr(dspy_exceptions, name))
 CALL_FAILURES = (litellm.BadRequestError, litellm.ContextWindowExceededError, litellm.APIConnectionError,
                  litellm.Timeout, litellm.InternalServerError, litellm.ServiceUnavailableError) + _DSPY_FAILURES
+# Any other meta-model error (a bad key, a rate limit past retries, an unknown model) fails every slot
+# alike: the search stops with one line naming the meta-model and the provider's error.
+META_STOPS = (litellm.AuthenticationError, litellm.PermissionDeniedError, litellm.RateLimitError, litellm.NotFoundError,
+              litellm.APIError) + ((dspy_exceptions.LMError,) if hasattr(dspy_exceptions, "LMError") else ())
 
 
 class HarnessEdit(pydantic.BaseModel):
@@ -94,6 +98,9 @@ class LLMProposer:
             except CALL_FAILURES as exc:
                 self.dropped.append(f"slot {slot}: the meta-model call failed ({type(exc).__name__}: {_first_line(exc)})")
                 continue
+            except META_STOPS as exc:
+                raise ModelCallError(f"meta-model {self.lm.model}: {type(exc).__name__}: {_first_line(exc)}",
+                                     kind="meta_model") from exc
             proposal = _to_proposal(ctx, prediction.edit, getattr(prediction, "reasoning", ""))
             if isinstance(proposal, str):
                 self.dropped.append(f"slot {slot}: {proposal}")
