@@ -62,6 +62,20 @@ NAMES = ["cancel-async-tasks", "circuit-fibsqrt", "constraints-scheduling", "dis
 # Oracle + verifier take over 30 s on an idle 2-core machine (the manifest's runs: 37 s and 86 s); the
 # schemelike verifier's own 10 s per-case timeouts fail under heavy CPU contention.
 SLOW = {"circuit-fibsqrt", "schemelike-metacircular-eval"}
+# Tasks whose verifier times the agent's code against the reference it started from, in one process
+# (largest-eigenval: `dt < ref_dt`): doing nothing leaves the reference in place, so which of two
+# identical functions is faster decides the nop's reward (seen both ways on this machine). For those,
+# the nop's verifier must run and every test but the timed one must pass; the race is not asserted.
+RACED = {"largest-eigenval": "test_speedup"}
+
+
+def nop_fails(name: str, nop) -> None:
+    if name in RACED:
+        assert nop.reward is not None, nop.detail
+        failed = [line for line in nop.detail.splitlines() if line.startswith("FAILED")]
+        assert all(RACED[name] in line for line in failed), nop.detail
+    else:
+        assert nop.ok, nop.detail
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in NAMES])
@@ -74,8 +88,8 @@ def test_oracle_passes_and_nop_fails(tb2, name):
         if hosting.missing(spec):  # the environment itself cannot be built: an environment failure, not a score
             assert nop.reward is None and "cannot be hosted" in nop.detail
         else:  # only the oracle's packages are missing: doing nothing still fails
-            assert nop.ok, nop.detail
+            nop_fails(name, nop)
         pytest.skip(f"{name} (tier {tb2['manifest'][name]['tier']}) not hosted here: missing {', '.join(gaps)}")
-    for kind in ("oracle", "nop"):
-        result = tb2["futures"][(name, kind)].result()
-        assert result.ok, f"{kind}: reward {result.reward}\n{result.detail}"
+    oracle = tb2["futures"][(name, "oracle")].result()
+    assert oracle.ok, f"oracle: reward {oracle.reward}\n{oracle.detail}"
+    nop_fails(name, tb2["futures"][(name, "nop")].result())
