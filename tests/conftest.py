@@ -7,6 +7,10 @@ from pathlib import Path
 
 import pytest
 
+# LiteLLM fetches its model cost map from the network when it is imported, unless told to use its
+# bundled copy; `harnessx` sets this on import, but a test module may import LiteLLM first.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 

@@ -73,4 +73,4 @@ def test_a_bad_key_stops_with_one_error_naming_the_meta_model(litellm_calls):
         p = proposer(server.url)
         with pytest.raises(ModelCallError, match=r"^meta-model openai/loopback: .*invalid api key") as caught:
             p.propose(context({"proceeded": 4}), 2)
-    assert caught.value.kind == "meta_model" and server.requests == 1  # the first slot's call; no second
+    assert caught.value.kind == "auth" and server.requests == 1  # the first slot's call; no second

@@ -1,6 +1,11 @@
 """What a failed model call was: a provider's failure (auth, connection, timeout, rate limit, server
 error, bad request), classified so that it is excluded as a *model failure*, never scored as the
-agent failing, and retried only when a retry can help (honouring the provider's Retry-After)."""
+agent failing, and retried only when a retry can help (honouring the provider's Retry-After).
+
+DSPy 3.4 and later (the `llm` proposer's engine) raise their own `LMError` classes *from* LiteLLM's:
+such a wrapper is classified by the LiteLLM failure behind it, or by its own class when its own client
+made the call. Only that known wrapper is looked through: an arbitrary exception raised while a
+provider failure was being handled is a bug, not a model failure."""
 
 from __future__ import annotations
 
@@ -24,6 +29,16 @@ _CLASSES: tuple[tuple[type[BaseException], str, bool], ...] = (
     (litellm.APIResponseValidationError, "malformed_response", True),
     (litellm.APIError, "provider", True),
 )
+# DSPy's own LM error classes (by name, most specific first along the class's MRO), for a DSPy error
+# with no LiteLLM failure behind it; any other LMError is a provider failure that a retry won't mend.
+_DSPY_CLASSES: dict[str, tuple[str, bool]] = {
+    "LMAuthError": ("auth", False), "LMBillingError": ("auth", False), "LMNotConfiguredError": ("auth", False),
+    "LMConfigurationError": ("auth", False), "LMUnsupportedModelError": ("not_found", False),
+    "ContextWindowExceededError": ("bad_request", False), "LMInvalidRequestError": ("bad_request", False),
+    "LMUnsupportedFeatureError": ("bad_request", False), "LMRateLimitError": ("rate_limit", True),
+    "LMTimeoutError": ("timeout", True), "LMTransportError": ("connection", True),
+    "LMServerError": ("server", True), "LMError": ("provider", False),
+}
 MAX_RETRY_AFTER_S = 60.0
 
 
@@ -37,6 +52,22 @@ class Failure:
 
 def classify(exc: BaseException) -> Failure | None:
     """The failure a provider exception stands for; None when it is not a provider failure (a bug)."""
+    failure = _litellm_failure(exc)
+    if failure is not None or not _is_dspy_lm_error(exc):
+        return failure
+    for link in _causes(exc):  # DSPy's wrapper: the LiteLLM failure it was raised from, if any
+        if (failure := _litellm_failure(link)) is not None:
+            return failure
+    for cls in type(exc).__mro__:  # DSPy's own client made the call
+        if cls.__name__ in _DSPY_CLASSES:
+            kind, transient = _DSPY_CLASSES[cls.__name__]
+            wait = getattr(exc, "retry_after", None)
+            wait = min(max(float(wait), 0.0), MAX_RETRY_AFTER_S) if isinstance(wait, (int, float)) else None
+            return Failure(kind, transient, wait, short(exc))
+    return None
+
+
+def _litellm_failure(exc: BaseException) -> Failure | None:
     for cls, kind, transient in _CLASSES:
         if isinstance(exc, cls):
             text = str(exc).lower()
@@ -46,6 +77,20 @@ def classify(exc: BaseException) -> Failure | None:
                 kind = "connection"  # ... and a refused connection as one too
             return Failure(kind, transient, retry_after(exc), short(exc))
     return None
+
+
+def _is_dspy_lm_error(exc: BaseException) -> bool:
+    return any(cls.__name__ == "LMError" and cls.__module__.startswith("dspy.") for cls in type(exc).__mro__)
+
+
+def _causes(exc: BaseException, depth: int = 8) -> list[BaseException]:
+    """The exceptions `exc` was raised from or while handling, nearest first (cycles and depth bounded)."""
+    out: list[BaseException] = []
+    link = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
+    while link is not None and link not in out and len(out) < depth:
+        out.append(link)
+        link = link.__cause__ or (None if link.__suppress_context__ else link.__context__)
+    return out
 
 
 def retry_after(exc: BaseException) -> float | None:

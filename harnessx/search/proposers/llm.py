@@ -16,13 +16,12 @@ import json
 from typing import Any, Literal
 
 import dspy
-import litellm
 import pydantic
-from dspy.utils import exceptions as dspy_exceptions
 from dspy.utils.exceptions import AdapterParseError
 
 from harnessx.errors import ModelCallError
 from harnessx.harness import COMPONENTS, Harness
+from harnessx.models.failures import classify
 from harnessx.search.proposers.base import Proposal, RoundContext
 from harnessx.search.traces import failing
 
@@ -31,17 +30,12 @@ MAX_HISTORY = 40
 # DSPy 3.4 and later send a call through their own client (lm15) unless told otherwise; every model
 # call of HarnessX goes through LiteLLM, so the proposer asks for it where DSPy has the choice.
 LITELLM_ENGINE = {"engine": "litellm"} if "engine" in inspect.signature(dspy.LM.__init__).parameters else {}
-# Meta-model failures that drop one proposal instead of stopping the search: LiteLLM's, and the same
-# failures as DSPy 3.4 and later raise them (they wrap LiteLLM's errors in their own classes).
-_DSPY_FAILURES = tuple(getattr(dspy_exceptions, name) for name in
-                       ("LMInvalidRequestError", "LMTransportError", "LMTimeoutError", "LMServerError")
-                       if hasattr(dspy_exceptions, name))
-CALL_FAILURES = (litellm.BadRequestError, litellm.ContextWindowExceededError, litellm.APIConnectionError,
-                 litellm.Timeout, litellm.InternalServerError, litellm.ServiceUnavailableError) + _DSPY_FAILURES
-# Any other meta-model error (a bad key, a rate limit past retries, an unknown model) fails every slot
-# alike: the search stops with one line naming the meta-model and the provider's error.
-META_STOPS = (litellm.AuthenticationError, litellm.PermissionDeniedError, litellm.RateLimitError, litellm.NotFoundError,
-              litellm.APIError) + ((dspy_exceptions.LMError,) if hasattr(dspy_exceptions, "LMError") else ())
+# What a failed meta-model call does (its kind from `harnessx.models.failures.classify`, which reads
+# LiteLLM's errors and DSPy's wrappers of them alike): a failure of this draft's call (a refused
+# request, a timeout, a lost connection, a server error, a malformed reply) drops the slot with its
+# reason; any other (a bad key, an unknown model, a rate limit past retries) would fail every slot
+# alike, so the search stops with one line naming the meta-model and the provider's error.
+SLOT_FAILURES = frozenset({"bad_request", "timeout", "connection", "server", "malformed_response"})
 
 
 class HarnessEdit(pydantic.BaseModel):
@@ -95,12 +89,15 @@ class LLMProposer:
             except AdapterParseError as exc:  # the typed output did not validate: no proposal from this slot
                 self.dropped.append(f"slot {slot}: the reply is not a typed edit ({_first_line(exc)})")
                 continue
-            except CALL_FAILURES as exc:
-                self.dropped.append(f"slot {slot}: the meta-model call failed ({type(exc).__name__}: {_first_line(exc)})")
-                continue
-            except META_STOPS as exc:
+            except Exception as exc:
+                failure = classify(exc)
+                if failure is None:  # not a model failure: a bug, shown as one
+                    raise
+                if failure.kind in SLOT_FAILURES:
+                    self.dropped.append(f"slot {slot}: the meta-model call failed ({type(exc).__name__}: {_first_line(exc)})")
+                    continue
                 raise ModelCallError(f"meta-model {self.lm.model}: {type(exc).__name__}: {_first_line(exc)}",
-                                     kind="meta_model") from exc
+                                     kind=failure.kind, detail=failure.detail) from exc
             proposal = _to_proposal(ctx, prediction.edit, getattr(prediction, "reasoning", ""))
             if isinstance(proposal, str):
                 self.dropped.append(f"slot {slot}: {proposal}")
