@@ -56,9 +56,10 @@ from harnessx.search.gepa import optimize_with_gepa
 from harnessx.sim.ground_truth import ground_truth_async
 from harnessx.sim.pairing import with_rho
 
-from efficiency_report import JobLog, frontier_plot, job_key, report, summarize, write_results
+from efficiency_report import JobLog, frontier_plot, job_key, report, summarize, target_lines, write_results
 
 STRATEGIES = ("paper", "paired", "sequential", "stack", "gepa", "oracle", "composite")
+CANDIDATES = ("sequential", "stack")  # the adaptive rules whose issue #13 targets the bench judges at its end
 RULES = {"paper": "greedy", "paired": "paired", "sequential": "sequential", "stack": "stack"}
 
 
@@ -341,6 +342,9 @@ def main() -> None:
             collect(out)
     if summaries:
         print(f"\n  results: {out_dir / 'results.json'}, plot: {frontier_plot(summaries, out_dir / 'frontier.png')}")
+    for candidate in (c for c in CANDIDATES if c in args.strategies and "paper" in args.strategies and summaries):
+        print(f"\n== issue #13's targets for {candidate} (on the means over seeds)")
+        print("\n".join(target_lines(summaries, settings(args), candidate)))
     print(f"\n  wall {time.monotonic() - started:.0f}s")
 
 

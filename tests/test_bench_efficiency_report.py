@@ -112,3 +112,41 @@ def test_markdown_rows_are_the_readme_table_format():
     # stack: identical seeds, so each ratio's CI is the point itself (800 / 2400 = 0.33, 0.10 / 0.20 = 0.50)
     assert stack == ("| harmful | ρ 0.5 | stack | 800 (0.33 [0.33, 0.33]) | +0.100 (0.50 [0.50, 0.50]) | "
                      "+0.050 (0.50 [0.50, 0.50]) | 0.125 (1.50 [1.50, 1.50]) | 0/3 | 0/12 |")
+
+
+def test_targets_are_judged_on_the_means_against_the_paper_and_gepa_on_the_candidate_s_budget():
+    from efficiency_report import target_lines
+    # harmful world: the candidate gains +0.15 = the paper's at 800 <= 2400 / 3 rollouts (target 1 met),
+    # GEPA on its budget gains +0.16 > +0.15 (target 2, "more than GEPA", missed), 1 harmful round of 12 (missed)
+    harmful = summarize([job(seed, {"paper": row(2400, 0.15, 0.1, 5, 0), "sequential": row(800, 0.15, 0.1, 2, h),
+                                    "gepa": row(700, 0.16, 0.1, 2, 0)}) for seed, h in ((0, 1), (1, 0))])
+    lines = target_lines([harmful], {"gepa_budget_of": "sequential"}, "sequential")
+    text = "\n".join(lines)
+    assert "1 gain >= the paper's at <= 1/3 of its rollouts: met: gain +0.150 vs +0.150 (1.00 [1.00, 1.00]) " \
+           "at 800 of 2400 rollouts (0.33 [0.33, 0.33])" in text
+    assert "2 more gain than GEPA at equal rollouts: missed: +0.150 vs GEPA's +0.160 (GEPA used 700 of 800)" in text
+    assert "4 a harmful accept in <= 5% of rounds: missed: 1/12 rounds (0.083)" in text
+    assert lines[-1].startswith("sequential: target 1 met in 1 of 1 groups; target 2 met in 0 of 1 groups; "
+                                "target 4 met in 0 of 1 groups")
+
+
+def test_in_today_s_world_gepa_need_only_be_matched_and_one_rollout_over_a_third_misses_target_1():
+    from efficiency_report import target_lines
+    group = [job(seed, {"paper": row(2400, 0.20, 0.1), "stack": row(801, 0.20, 0.1), "gepa": row(700, 0.20, 0.1)})
+             for seed in (0, 1)]
+    for j in group:
+        j["profile"] = "baseline"
+    text = "\n".join(target_lines([summarize(group)], {"gepa_budget_of": "stack"}, "stack"))
+    assert "1 gain >= the paper's at <= 1/3 of its rollouts: missed" in text       # 801 > 2400 / 3
+    assert "2 no less gain than GEPA at equal rollouts: met: +0.200 vs GEPA's +0.200" in text
+    assert "4 a harmful accept in <= 5% of rounds: met: 0/12 rounds (0.000)" in text
+
+
+def test_target_2_is_not_judged_when_gepa_had_another_rule_s_budget():
+    from efficiency_report import target_lines
+    group = summarize([job(seed, {"paper": row(2400, 0.2, 0.1), "stack": row(800, 0.1, 0.1),
+                                  "gepa": row(700, 0.3, 0.1)}) for seed in (0, 1)])
+    text = "\n".join(target_lines([group], {"gepa_budget_of": "sequential"}, "stack"))
+    assert "2 more gain than GEPA at equal rollouts: not judged (GEPA had sequential's rollouts as its budget, " \
+           "not stack's)" in text
+    assert "target 2 met in 0 of 0 groups" in text
