@@ -216,8 +216,9 @@ def _harmful_world(summary: dict) -> bool:
 def target_lines(summaries: list[dict], settings: dict, candidate: str) -> list[str]:
     """Issue #13's targets for `candidate`, per group, judged on the means over seeds:
     1. ground-truth gain (search split) at least the paper protocol's, at most 1/3 of its rollouts;
-    2. more gain than GEPA at equal rollouts in a harmful world, no less in today's (judged only
-       when GEPA's budget was the candidate's own rollouts, job by job);
+    2. more gain than GEPA at equal rollouts in a harmful world, no less in today's (judged when
+       GEPA's budget was the candidate's own rollouts, job by job; on another rule's budget only a
+       miss is a verdict, where GEPA used no more rollouts than the candidate and gained more);
     4. a truly harmful edit accepted in at most 5% of rounds.
     Target 3 (the null test) is bench/search_null.py's."""
     lines, met = [], {1: [], 2: [], 4: []}
@@ -239,16 +240,23 @@ def target_lines(summaries: list[dict], settings: dict, candidate: str) -> list[
                      f"rollouts ({r:.2f} [{rlo:.2f}, {rhi:.2f}])")
         harmful_world = _harmful_world(summary)
         want = "more gain than GEPA at equal rollouts" if harmful_world else "no less gain than GEPA at equal rollouts"
-        if "gepa" not in strategies or settings.get("gepa_budget_of") != candidate:
-            why = "no GEPA in the group" if "gepa" not in strategies else \
-                f"GEPA had {settings.get('gepa_budget_of')}'s rollouts as its budget, not {candidate}'s"
-            lines.append(f"  2 {want}: not judged ({why})")
+        if "gepa" not in strategies:
+            lines.append(f"  2 {want}: not judged (no GEPA in the group)")
         else:
             gepa, mine = strategies["gepa"]["mean"]["gain_search"], cand["mean"]["gain_search"]
+            spent = strategies["gepa"]["mean"]["rollouts"]
             ok2 = mine > gepa if harmful_world else mine >= gepa
-            met[2].append(ok2)
-            lines.append(f"  2 {want}: {'met' if ok2 else 'missed'}: {mine:+.3f} vs GEPA's {gepa:+.3f} "
-                         f"(GEPA used {strategies['gepa']['mean']['rollouts']:.0f} of {cand['mean']['rollouts']:.0f})")
+            own_budget = settings.get("gepa_budget_of") == candidate
+            if own_budget or (not ok2 and spent <= cand["mean"]["rollouts"]):
+                # on the candidate's own budget, a verdict either way; on another rule's, only a miss
+                # with no more rollouts than the candidate's is one (GEPA could only gain more with more)
+                met[2].append(ok2)
+                budget = "" if own_budget else f", on {settings.get('gepa_budget_of')}'s budget"
+                lines.append(f"  2 {want}: {'met' if ok2 else 'missed'}: {mine:+.3f} vs GEPA's {gepa:+.3f} "
+                             f"(GEPA used {spent:.0f} rollouts{budget}, {candidate} {cand['mean']['rollouts']:.0f})")
+            else:
+                lines.append(f"  2 {want}: not judged (GEPA had {settings.get('gepa_budget_of')}'s rollouts as its "
+                             f"budget and used {spent:.0f}, more than {candidate}'s {cand['mean']['rollouts']:.0f})")
         rounds = cand["rounds"]
         if rounds:
             ok4 = cand["harmful"] <= 0.05 * rounds
