@@ -12,8 +12,8 @@
   noise is fair across edit kinds, and two harnesses with equal rates agree in outcome with
   correlation `rho` (outcomes are identical on the shared episodes and independent on the rest).
   The marginal law of each episode is unchanged, so expected scores (ground truth) are those of the
-  `common` world. `rho` is the intra-task correlation of a real model's reruns; the README
-  ("Harness search") estimates it from published pass^k figures.
+  `common` world. `rho` is the intra-task correlation of a real model's reruns;
+  docs/search-benchmarks.md ("Noise world") estimates it from published pass^k figures.
 """
 
 from __future__ import annotations
