@@ -277,8 +277,13 @@ def main() -> None:
     try:
         data = json.loads(args.results.read_text(encoding="utf-8"))
         summaries = data["groups"]
+        if not isinstance(summaries, list) or not all(isinstance(g, dict) and "strategies" in g for g in summaries):
+            raise TypeError("field 'groups': expected a list of groups, each with its 'strategies'")
     except (OSError, json.JSONDecodeError, KeyError, TypeError) as exc:
         parser.error(f"{args.results}: expected the results.json of bench/search_efficiency.py ({exc})")
+    known = sorted({name for group in summaries for name in group["strategies"]})
+    if args.targets and args.targets not in known:
+        parser.error(f"--targets: {args.targets!r} is not a strategy of {args.results} (it has {', '.join(known)})")
     for line in markdown_rows(summaries):
         print(line)
     if args.targets:

@@ -342,7 +342,7 @@ def main() -> None:
             collect(out)
     if summaries:
         print(f"\n  results: {out_dir / 'results.json'}, plot: {frontier_plot(summaries, out_dir / 'frontier.png')}")
-    for candidate in (c for c in CANDIDATES if c in args.strategies and "paper" in args.strategies and summaries):
+    for candidate in (c for c in CANDIDATES if c in args.strategies) if summaries and "paper" in args.strategies else ():
         print(f"\n== issue #13's targets for {candidate} (on the means over seeds)")
         print("\n".join(target_lines(summaries, settings(args), candidate)))
     print(f"\n  wall {time.monotonic() - started:.0f}s")

@@ -160,3 +160,18 @@ def test_on_another_rule_s_budget_gepa_judges_only_a_miss_with_no_more_rollouts(
            "used 900, more than stack's 800)" in text(row(900, 0.3, 0.1))
     # GEPA used fewer and gained less: it might have gained more with stack's budget, so no verdict
     assert "target 2 met in 0 of 0 groups" in text(row(700, 0.05, 0.1))
+
+
+def test_the_report_refuses_a_misspelt_candidate_and_malformed_groups_with_the_file_named(tmp_path):
+    import subprocess
+    script = Path(__file__).resolve().parents[1] / "bench" / "efficiency_report.py"
+    good = tmp_path / "results.json"
+    good.write_text(json.dumps({"settings": {}, "groups": [summarize([job(0, {"paper": row(2400, 0.2, 0.1)})])]}))
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"groups": 3}))
+    run = lambda *a: subprocess.run([sys.executable, str(script), *a], capture_output=True, text=True)  # noqa: E731
+    typo = run(str(good), "--targets", "sequentil")
+    assert typo.returncode == 2 and "'sequentil' is not a strategy of" in typo.stderr and "(it has paper)" in typo.stderr
+    broken = run(str(bad))
+    assert broken.returncode == 2 and f"{bad}: expected the results.json" in broken.stderr
+    assert "Traceback" not in broken.stderr

@@ -61,9 +61,7 @@ def classify(exc: BaseException) -> Failure | None:
     for cls in type(exc).__mro__:  # DSPy's own client made the call
         if cls.__name__ in _DSPY_CLASSES:
             kind, transient = _DSPY_CLASSES[cls.__name__]
-            wait = getattr(exc, "retry_after", None)
-            wait = min(max(float(wait), 0.0), MAX_RETRY_AFTER_S) if isinstance(wait, (int, float)) else None
-            return Failure(kind, transient, wait, short(exc))
+            return Failure(kind, transient, _capped(getattr(exc, "retry_after", None)), short(exc))
     return None
 
 
@@ -85,11 +83,14 @@ def _is_dspy_lm_error(exc: BaseException) -> bool:
 
 def _causes(exc: BaseException, depth: int = 8) -> list[BaseException]:
     """The exceptions `exc` was raised from or while handling, nearest first (cycles and depth bounded)."""
+    def parent(e: BaseException) -> BaseException | None:
+        return e.__cause__ or (None if e.__suppress_context__ else e.__context__)
+
     out: list[BaseException] = []
-    link = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
+    link = parent(exc)
     while link is not None and link not in out and len(out) < depth:
         out.append(link)
-        link = link.__cause__ or (None if link.__suppress_context__ else link.__context__)
+        link = parent(link)
     return out
 
 
@@ -101,6 +102,11 @@ def retry_after(exc: BaseException) -> float | None:
         value = headers.get("retry-after") or headers.get("Retry-After")
     except AttributeError:
         return None
+    return _capped(value)
+
+
+def _capped(value: object) -> float | None:
+    """A wait in seconds, within [0, MAX_RETRY_AFTER_S]; None when there is none or it is not a number."""
     if value is None:
         return None
     try:
