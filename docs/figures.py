@@ -1,11 +1,12 @@
-"""Regenerate the figures the README quotes from seeded simulated commands, so they stay true.
+"""Regenerate the figures the README and the docs quote from seeded simulated commands, so they stay true.
 
-The README holds marked blocks, `<!-- figure:NAME -->` … `<!-- /figure:NAME -->` (inline inside a
-sentence or around whole lines). Each NAME below re-runs the command it quotes, on the simulated agent
-in a scratch directory, and renders the block's text from the JSON (or output) that command wrote,
-with the same cell formatter every table uses (`harnessx.report.cells`).
+README.md and the pages under docs/ hold marked blocks, `<!-- figure:NAME -->` … `<!-- /figure:NAME -->`
+(inline inside a sentence or around whole lines). A NAME may stand in several files, at most once in
+each. Each NAME below re-runs the command it quotes, on the simulated agent in a scratch directory,
+and renders the block's text from the JSON (or output) that command wrote, with the same cell
+formatter every table uses (`harnessx.report.cells`).
 
-    python docs/figures.py                  # re-run every figure and rewrite its README block
+    python docs/figures.py                  # re-run every figure and rewrite its blocks
     python docs/figures.py demo plan        # only these
     python docs/figures.py --check plan toy-eval   # exit 1 if a deterministic block differs
     python docs/figures.py --list
@@ -14,7 +15,7 @@ The simulator is seeded per (profile, task, seed), so deterministic blocks repro
 machine; timing blocks (wall time, throughput) are regenerated but never compared (`--check` skips
 them and says so). The figures from `bench/*` commands (search worlds, null test, efficiency,
 overhead, scaling, faults) are not produced here: they take minutes to hours or need a loaded-down
-machine to mean anything; the README says which is which.
+machine to mean anything; the docs say which is which.
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ from pathlib import Path
 from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+def doc_files(root: Path = ROOT) -> list[Path]:
+    """The files that may hold figure blocks: the README and every Markdown page of the docs site."""
+    return [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
 sys.path.insert(0, str(ROOT))
 
 from harnessx.report.cells import rate_cell  # noqa: E402
@@ -43,7 +46,7 @@ from harnessx.report.tables import compare_tables  # noqa: E402
 @dataclass(frozen=True)
 class FigureSpec:
     name: str
-    command: str            # what the README quotes; shown by --list
+    command: str            # what the docs quote; shown by --list
     deterministic: bool     # False: timing, regenerated but never compared
     inline: bool            # True: the block sits inside a sentence (no newlines around it)
     render: Callable[["Workdir"], str]
@@ -211,16 +214,28 @@ FIGURES = {f.name: f for f in [
 ]}
 
 
-# --- README blocks --------------------------------------------------------------------------------
+# --- figure blocks --------------------------------------------------------------------------------
 def block_pattern(name: str) -> re.Pattern:
     return re.compile(rf"(<!-- figure:{re.escape(name)} -->)(.*?)(<!-- /figure:{re.escape(name)} -->)", re.S)
 
 
-def current(text: str, name: str) -> str:
+def current(text: str, name: str, where: str = "README.md") -> str:
+    """The text of the one block NAME in one file's text (an error unless there is exactly one)."""
     found = block_pattern(name).findall(text)
     if len(found) != 1:
-        raise SystemExit(f"figures: README.md has {len(found)} blocks <!-- figure:{name} --> (expected one)")
+        raise SystemExit(f"figures: {where} has {len(found)} blocks <!-- figure:{name} --> (expected one)")
     return found[0][1]
+
+
+def holders(texts: dict[Path, str], name: str) -> list[Path]:
+    """The files that hold block NAME: at least one, and at most one block in each."""
+    found = [path for path, text in texts.items() if block_pattern(name).search(text)]
+    if not found:
+        raise SystemExit(f"figures: no file has a block <!-- figure:{name} --> "
+                         f"(looked in {', '.join(p.name for p in texts)})")
+    for path in found:
+        current(texts[path], name, path.name)
+    return found
 
 
 def body(spec: FigureSpec, rendered: str) -> str:
@@ -232,7 +247,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", help=f"figures (default: all): {', '.join(FIGURES)}")
     parser.add_argument("--check", action="store_true", help="compare instead of rewriting; exit 1 on a difference")
     parser.add_argument("--list", action="store_true", help="list the figures and their commands")
-    parser.add_argument("--readme", type=Path, default=README)
+    parser.add_argument("--file", "--readme", dest="files", type=Path, action="append", default=None,
+                        help="a file holding figure blocks (repeatable; default: README.md and docs/**/*.md)")
     parser.add_argument("--work-dir", type=Path, default=None, help="scratch dir (default: a new temporary one)")
     args = parser.parse_args(argv)
     if args.list:
@@ -243,9 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown figure(s) {', '.join(unknown)}; known: {', '.join(FIGURES)}")
     specs = [FIGURES[n] for n in args.names or FIGURES]
-    text = args.readme.read_text(encoding="utf-8")
-    for spec in specs:
-        current(text, spec.name)  # every block exists once before anything runs
+    texts = {path: path.read_text(encoding="utf-8") for path in args.files or doc_files()}
+    where = {spec.name: holders(texts, spec.name) for spec in specs}  # every block found before anything runs
     with tempfile.TemporaryDirectory(prefix="harnessx-figures-") as tmp:
         work = Workdir(args.work_dir or Path(tmp))
         work.path.mkdir(parents=True, exist_ok=True)
@@ -255,20 +270,24 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{spec.name}: timing figure, not compared")
                 continue
             new = body(spec, spec.render(work))
-            old = current(text, spec.name)
-            if args.check:
-                if new != old:
-                    differ.append(spec.name)
-                    print(f"{spec.name}: README block differs from `{spec.command}`:")
-                    print("\n".join(difflib.unified_diff(old.splitlines(), new.splitlines(), "README", "now",
-                                                         lineterm="")))
+            for path in where[spec.name]:
+                old = current(texts[path], spec.name, path.name)
+                if args.check:
+                    if new != old:
+                        differ.append(spec.name)
+                        print(f"{spec.name}: {path.name} block differs from `{spec.command}`:")
+                        print("\n".join(difflib.unified_diff(old.splitlines(), new.splitlines(), path.name, "now",
+                                                             lineterm="")))
+                    else:
+                        print(f"{spec.name}: matches in {path.name}")
                 else:
-                    print(f"{spec.name}: matches")
-            else:
-                text = block_pattern(spec.name).sub(lambda m: m.group(1) + new + m.group(3), text, count=1)
-                print(f"{spec.name}: {'unchanged' if new == old else 'rewritten'}")
+                    texts[path] = block_pattern(spec.name).sub(lambda m: m.group(1) + new + m.group(3), texts[path],
+                                                               count=1)
+                    print(f"{spec.name}: {'unchanged' if new == old else 'rewritten'} in {path.name}")
     if not args.check:
-        args.readme.write_text(text, encoding="utf-8")
+        for path, text in texts.items():
+            if text != path.read_text(encoding="utf-8"):
+                path.write_text(text, encoding="utf-8")
     return 1 if differ else 0
 
 
