@@ -39,6 +39,9 @@ def doc_files(root: Path = ROOT) -> list[Path]:
     return [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(ROOT / "docs"))
+
+import figures_benchmarks as bench_figures  # noqa: E402
 from harnessx.report.cells import rate_cell  # noqa: E402
 from harnessx.report.tables import compare_tables  # noqa: E402
 
@@ -209,6 +212,14 @@ FIGURES = {f.name: f for f in [
     FigureSpec("toy-eval", "harnessx " + " ".join(TOY), True, True, toy_eval),
     FigureSpec("a1-calibration", "A1 on the terminal search split's blocked tasks, sim/baseline, 3 epochs", True, True,
                a1_calibration),
+    FigureSpec("feasigen-retail", " && ".join("harnessx " + " ".join(c) for c in
+                                              (bench_figures.FG_BUILD, bench_figures.FG_EVAL, bench_figures.FG_REPORT)),
+               True, False, bench_figures.feasigen_retail),
+    FigureSpec("kapro-baseline", " && ".join("harnessx " + " ".join(c) for c in
+                                             (bench_figures.KAPRO_EVAL, bench_figures.KAPRO_REPORT)),
+               True, False, bench_figures.kapro_baseline),
+    FigureSpec("cf-profiles", "harnessx " + " ".join(bench_figures.cf_eval("<profile>")) + " && harnessx cf report "
+               "runs/cf-<profile>, for " + ", ".join(bench_figures.CF_PROFILES), True, False, bench_figures.cf_profiles),
     FigureSpec("sim-throughput", "python bench/sim_throughput.py [--workers 2 | --env toy]", False, True,
                sim_throughput),
 ]}

@@ -54,8 +54,9 @@ def build_cmd(env: str = typer.Option("retail", "--env", help="Source environmen
     reasons = Counter(v.split(":")[0] for v in manifest["rejected"].values())
     checked = sum(1 for r in manifest["records"].values() if "check" in r)
     passed = sum(1 for r in manifest["records"].values() if r.get("check", {}).get("passed"))
+    rejected = ", ".join(f"{reason} {n}" for reason, n in sorted(reasons.items())) or "none"
     console.print(f"originals {manifest['n_original']} → infeasible {manifest['n_infeasible']} "
-                  f"(rejected: {dict(reasons) or 'none'}); mechanical check passed {passed}/{checked}; "
+                  f"(rejected: {rejected}); mechanical check passed {passed}/{checked}; "
                   f"flagged {len(manifest['flagged'])}", highlight=False)
     for task_id, flags in list(manifest["flagged"].items())[:10]:
         console.print(f"  flag {task_id}: {'; '.join(flags)}", highlight=False)

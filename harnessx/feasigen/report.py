@@ -128,7 +128,8 @@ def write_report(data: dict, out_dir: Path, source: str = "") -> dict[str, Path]
     doc = Document("HarnessX FeasiGen report")
     doc.para(note, banner=data["simulated"])
     doc.para(f"suite: {source or 'n/a'}; splits {', '.join(data['splits'])}; {data['epochs']} epoch(s); "
-             f"turn caps {data.get('turn_caps')}; {data['n_original']} originals + {data['n_infeasible']} "
+             "turn caps " + (", ".join(f"{k} {v}" for k, v in (data.get("turn_caps") or {}).items()) or "none") + ";"
+             f" {data['n_original']} originals + {data['n_infeasible']} "
              "infeasible tasks.")
     for table in tables(data):
         doc.add(table)

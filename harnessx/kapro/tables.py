@@ -37,7 +37,7 @@ def table3(m: dict, title: str) -> Table:
              _excl(b)] for s, b in ((s, m["per_subspace"][s]) for s in _subs(m))]
     avg = m["avg"]
     rows.append(["Avg (valid-weighted)", pct(avg["pass"]), pct(avg["acc_know"]), pct(avg["acc_act"]), pct(avg["kas"]),
-                 "", f"weights {avg['kas']['weights']}"])
+                 "", "weights " + ", ".join(f"{k} {v}" for k, v in avg["kas"]["weights"].items())])
     a = m["all"]
     rows.append(["all tasks pooled", pct(a["pass"]), pct(a["acc_know"]), pct(a["acc_act"]), pct(a["kas"]),
                  pct(a["kas_task"]), _excl(a)])
