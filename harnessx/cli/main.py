@@ -27,6 +27,7 @@ COMMANDS = {
     "cf": ("harnessx.cli.cf_cmd", "Confident Fools: when to search and when to answer from memory."),
     "feasigen": ("harnessx.cli.feasigen_cmd", "FeasiGen: build masked suites, verify, evaluate STOP, report."),
     "worker": ("harnessx.cli.worker_cmd", "Join a running search (--executor queue) and run rollouts from its queue."),
+    "diff": ("harnessx.cli.diff_cmd", "What an edit changed: tasks flipped between two candidates, side by side."),
     "plan": ("harnessx.cli.plan_cmd", "Budget and power: what a search budget buys, the smallest detectable gain."),
 }
 

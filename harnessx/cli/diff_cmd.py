@@ -1,0 +1,100 @@
+"""`harnessx diff`: what an edit changed between two candidates of a search run.
+
+The tasks that flipped (gained, lost) by stratum and family, the list of flipped trials with their
+rollout keys, the harness text diff, and with `--task` the two trajectories side by side.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from pathlib import Path
+
+import typer
+
+from harnessx.cli.common import console, friendly_errors
+
+
+def _value(v: float) -> str:
+    return "pass" if v == 1.0 else "fail" if v == 0.0 else f"{v:.3f}"
+
+
+def diff(
+    run_dir: Path = typer.Argument(..., help="A search run directory, e.g. runs/joint-retail."),
+    first: str = typer.Argument("R0", help="R0, selected, parent:<name> or a harness hash (prefix)."),
+    second: str = typer.Argument("selected", help="R0, selected, parent:<name> or a harness hash (prefix)."),
+    objective: str = typer.Option(None, "--objective", help="Objective whose per-trial value decides a flip "
+                                  "(default: the search's)."),
+    task: str = typer.Option(None, "--task", help="Show this task's two trajectories side by side."),
+    seed: int = typer.Option(None, "--seed", min=0, help="With --task: the seed (default: the first flipped one)."),
+    json_out: Path = typer.Option(None, "--json", help="Also write the flips (and the side-by-side) as JSON here."),
+    limit: int = typer.Option(40, "--limit", min=0, help="Flipped trials listed on screen (all go to --json)."),
+) -> None:
+    """Tasks the second candidate flipped against the first (default: R0 -> selected), on the search split.
+
+    A flip is a (task, seed) both ran, both valid, whose objective value differs; excluded pairs are
+    counted, never flipped. Search-split flips are selection data: they show what moved, not a gain.
+    """
+    from rich.table import Table
+
+    from harnessx.comparison.flips import flips
+    from harnessx.comparison.run_trials import SearchRun
+    from harnessx.search.objectives import get_objective
+
+    run = SearchRun(run_dir)
+    a, b = run.resolve(first), run.resolve(second)
+    obj = get_objective(objective or run.config.get("objective") or "joint")
+    report = flips(run.trials(a), run.trials(b), obj, (a.name, b.name))
+    console.print(f"{run.path.name}: {a.name} -> {b.name} on the search split (selection data), objective "
+                  f"{obj.name}: {len(report.gained)} gained, {len(report.lost)} lost of {report.compared} trials "
+                  f"compared ({report.excluded} excluded, {report.unmatched} without a partner)", highlight=False)
+    counts = Table("stratum / family", "gained", "lost", title="flips by family", title_justify="left")
+    for family, (g, lost) in report.by_family().items():
+        counts.add_row(family, str(g), str(lost))
+    console.print(counts)
+    listed = Table("task", "seed", "family", a.name[:12], b.name[:12], title=f"flipped trials (first {limit})",
+                   title_justify="left")
+    for f in report.flips[:limit]:
+        listed.add_row(f.task_id, str(f.seed), f.family, _value(f.first), _value(f.second))
+    if report.flips:
+        console.print(listed)
+    text = list(difflib.unified_diff(a.harness.to_yaml().splitlines(), b.harness.to_yaml().splitlines(),
+                                     a.name, b.name, lineterm="", n=1))
+    console.print("harness diff:" if text else "harness diff: none (same content)", highlight=False)
+    for line in text:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    data = report.to_dict()
+    if task:
+        data["side_by_side"] = _side_by_side(run, report, a.name, b.name, run.trials(a), run.trials(b), task, seed)
+    if json_out:
+        json_out.write_text(json.dumps(data, indent=2), encoding="utf-8")
+        console.print(f"wrote {json_out}", highlight=False)
+
+
+def _side_by_side(run, report, name_a, name_b, trials_a, trials_b, task, seed) -> dict:
+    from rich.table import Table
+
+    from harnessx.comparison.sidebyside import align
+    from harnessx.errors import InputError
+
+    if seed is None:
+        seed = next((f.seed for f in report.flips if f.task_id == task), None)
+    key_of = lambda trials: next((k for s, k in trials if s.task_id == task and (seed is None or s.seed == seed)),  # noqa: E731
+                                 None)
+    ka, kb = key_of(trials_a), key_of(trials_b)
+    if not ka or not kb:
+        raise InputError("--task", f"{task} (seed {seed}) was not run by both candidates", "a task both ran")
+    rows, divergence = align(run.trajectory(ka), run.trajectory(kb))
+    table = Table("#", "step", name_a[:12], name_b[:12], title=f"{task} seed {seed}: side by side"
+                  + (f", first divergence at row {divergence}" if divergence is not None else ", no divergence"),
+                  title_justify="left")
+    for i, row in enumerate(rows):
+        style = "bold yellow" if i == divergence else ("dim" if not row.differs else None)
+        table.add_row(str(i), "" if row.step is None else str(row.step), row.first, row.second, style=style)
+    console.print(table)
+    return {"task_id": task, "seed": seed, "first_key": ka, "second_key": kb, "first_divergence": divergence,
+            "rows": [{"step": r.step, "first": r.first, "second": r.second, "differs": r.differs} for r in rows]}
+
+
+def register(app: typer.Typer) -> None:
+    app.command("diff")(friendly_errors(diff))
