@@ -73,6 +73,7 @@ async def _one(cfg: KaproRunConfig, distractors: int, runner_cache: Path) -> tup
         scores = await _rejudge(scores, ev, runner, ModelClient(cfg.judge_model))
     metrics = kapro_metrics(trials_of(scores, tasks), cfg.n_resamples)
     info = {"n_tasks": len(tasks), "source": suite.source, "distractors": distractors,
+            "unread": suite.problems, "n_items": len(suite.items),
             "model_calls": runner.model_calls, "cache_hits": runner.cache_hits,
             "simulated": runner.model.simulated, "model": runner.model.describe()}
     return metrics, info
