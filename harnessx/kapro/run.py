@@ -55,6 +55,8 @@ async def _rejudge(scores: list[TaskScore], ev: Evaluation, runner: Runner, judg
             out.append(score.model_copy(update={"valid": False, "exclusion": "judge_failure", "judge_rationale": why}))
             continue
         values = {**score.values, "pass": float(verdict), "kas_pass": (score.values["kas_task"] + float(verdict)) / 2}
+        if "kas_avg" in values:
+            values["kas_avg_pass"] = (values["kas_avg"] + float(verdict)) / 2
         out.append(score.model_copy(update={"values": values, "solved": verdict, "judge": f"llm:{judge.model}",
                                             "judge_rationale": why}))
     return out
