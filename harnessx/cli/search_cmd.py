@@ -189,7 +189,7 @@ def benchmark_rows(*cards: dict) -> list:
                           f"{100 * real_kas(c['values']):.1f}% (n={c['values']['j_act']['n']}; harmonic mean of "
                           "Acc_know and Acc_act, CI: harnessx kapro eval)")
     mean_cell = lambda k: lambda c: _cell({**c["values"][k], "k": round(c["values"][k]["k"], 1)})  # noqa: E731
-    avg_cell = lambda c: _mean_cell(c["values"].get("kas_avg"))
+    avg_cell = lambda c: value_cell(c["values"].get("kas_avg"))
     return [(kas_cell, "KAPRO KAS (aggregate, all tasks pooled)"),
             (avg_cell, "Avg KAS (objective kas: per subspace, valid-weighted)"),
             (mean_cell("j_know"), "Acc_know"), (mean_cell("j_act"), "Acc_act")]
