@@ -66,7 +66,10 @@ async def _one(cfg: KaproRunConfig, distractors: int, runner_cache: Path) -> tup
     suite = KaproSuite(kaware_dir=cfg.kaware_dir, distractors=distractors)
     tasks = suite.tasks(cfg.split)
     if not tasks:
-        raise InputError("--split", f"the KAPRO suite ({suite.source}) has no {cfg.split!r} tasks")
+        have = {sp: sum(t.split == sp for t in suite.tasks()) for sp in ("search", "heldout")}
+        raise InputError("--split", f"the KAPRO suite ({suite.source}) has no {cfg.split!r} tasks "
+                                    f"({have['search']} search, {have['heldout']} heldout)",
+                         "a split that has tasks (a subspace with one item puts it in search)")
     runner = Runner(suite, ModelClient(cfg.model, api_base=cfg.api_base), RolloutCache(runner_cache),
                     concurrency=cfg.concurrency)
     ev = await evaluate(runner, cfg.harness, tasks, list(range(cfg.epochs)))
