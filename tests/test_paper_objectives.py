@@ -95,3 +95,22 @@ def test_nas_and_kis_objectives_by_hand():
     # a search on NAS runs and counts only OK items; on KIS only IK items
     assert get_objective("nas").tasks(ok + ik) == ok and get_objective("kis").tasks(ok + ik) == ik
     assert get_objective("nas_judged").rate(card).value == pytest.approx(-72 / 191)
+
+
+@pytest.mark.slow
+def test_a_nas_search_runs_only_ok_items_and_reports_nas(tmp_path, monkeypatch):
+    import asyncio
+    import json
+
+    from harnessx.cf.env import CFSuite
+    from harnessx.search import Search, SearchConfig
+
+    monkeypatch.chdir(tmp_path)
+    result = asyncio.run(Search(SearchConfig(objective="nas", env="cf", rounds=1, proposals=1, runs_dir="runs",
+                                             tracking_uri=None)).run())
+    summary = json.loads((result.run_dir / "summary.json").read_text())
+    ok = [t for t in CFSuite().tasks("search") if t.metadata["item"]["type"] == "OK"]
+    r0 = summary["curve"][0]["objective"]
+    assert summary["objective"] == "nas" and r0["n"] + r0["excluded"] == len(ok)  # IK items never ran
+    assert summary["r0"]["scorecard"]["values"]["nas"]["value"] == pytest.approx(r0["value"])
+    assert "kis" not in summary["r0"]["scorecard"]["values"]
