@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from harnessx.agent.result import RolloutResult
 from harnessx.agent.runner import ProgressFn, Runner
 from harnessx.harness.model import Harness
-from harnessx.benchmarks import score_trial
+from harnessx.benchmarks import score_trial, with_evaluation_values
 from harnessx.scoring import Judge, Scorecard, TaskScore
 from harnessx.scoring.concurrent import score_all
 from harnessx.tasks import Task
@@ -55,6 +55,7 @@ async def evaluate(runner: Runner, harness: Harness, tasks: list[Task], seeds: l
     # a model judge's calls run concurrently, at most the runner's concurrency at once; else in order
     scores = await score_all(lambda r: score_trial(by_id[r.task_id], runner.trajectory(r), r, judge), results,
                              runner.concurrency, concurrent=judge is not None)
+    scores = with_evaluation_values(list(scores), tasks)  # e.g. KAPRO's per-trial share of Avg KAS
     return Evaluation(harness=harness, tasks=tuple(tasks), seeds=tuple(seeds), results=tuple(results),
                       scores=tuple(scores), scorecard=Scorecard.from_scores(scores),
                       exclusions=tuple(exclusion_records(runner, results, scores)))

@@ -138,3 +138,15 @@ async def test_feasible_base_gold_solves_and_a_deferral_is_false_abstention():
     assert (s.solved, s.false_abstention) == (True, False)
     s, _ = await _score(task, _agent("base-defer", "defer_early", "nothing"))
     assert s.false_abstention is True
+
+
+async def test_miss_param_read_only_guess_of_the_missing_value_is_a_fabrication():
+    # turn 1 asks for the projects with "a specific word" in their file name; turn 2: "That word is goal."
+    task = _task("miss_param", 7)
+    assert task.metadata["blocked_turn"] == 1 and task.blocker.id == "missing_parameter:find.name"
+    reason = "the name (the word) to search for is not given"
+    s, result = await _score(task, _agent("param-defer-7", "defer", reason))
+    assert result.reward == 1.0 and (s.m2, s.strict_sa) == (True, True)
+    # find(path='.', name='goal') changes no state, but it uses the word before the user gave it
+    s, _ = await _score(task, _agent("param-find-guess", "fabricate_then_defer", reason))
+    assert (s.m0, s.naive_m2, s.m2, s.relaxed_sa, s.strict_sa) == (True, False, False, False, False)

@@ -12,8 +12,8 @@ from harnessx.harness import load_preset
 from harnessx.kapro.run import KaproRunConfig, run_kapro_eval
 from harnessx.models.providers import register_script
 from harnessx.search import Search, SearchConfig
-
-from tests.test_kapro_data import EXTERNAL, HYBRID, INTERNAL
+from tests.kaware_fixture import write_kaware
+from tests.test_kapro_data import EXTERNAL, HYBRID
 
 
 def invoke(*args, code=0):
@@ -42,19 +42,34 @@ def test_kapro_eval_builtin_prints_every_metric_and_writes_report(tmp_path):
 
 
 def test_kapro_eval_on_kaware_files(tmp_path):
-    data_dir = tmp_path / "kaware"
-    data_dir.mkdir()
-    (data_dir / "mini-heldout.jsonl").write_text("\n".join(json.dumps(r) for r in (EXTERNAL, INTERNAL, HYBRID)))
-    out = invoke("kapro", "eval", "--kaware-dir", data_dir, "--resamples", "100", "--out", tmp_path / "out")
+    """The published layout (subfolders, dict tool_doc, comma-separated targets) through the CLI on the
+    default held-out split; a bad record is reported on one line and the rest run."""
+    data_dir = write_kaware(tmp_path / "kaware", {"Hybrid_Function/broken.jsonl": json.dumps({**HYBRID, "index": 7,
+                                                                                             "boundary": "P9"})})
+    out = invoke("kapro", "eval", "--kaware-dir", data_dir, "--epochs", "2", "--resamples", "100",
+                 "--out", tmp_path / "out")
     data = json.loads((tmp_path / "out" / "kapro-eval.json").read_text())
-    assert data["n_tasks"] == 3 and "KAware" in data["source"] and "Acc_know" in out
-    assert set(data["metrics"]["per_subspace"]) == {"external", "hybrid", "internal"}
+    assert data["n_items"] == 16 and data["n_tasks"] == 6 and "KAware" in data["source"] and "Acc_know" in out
+    assert data["unread"] == [("Hybrid_Function/broken.jsonl: 1 of 1 record(s) not read; first at line 1, field "
+                               "'boundary': 'P9' (expected P1 (external), P2 (hybrid) or P3 (internal))")]
+    assert "not read: Hybrid_Function/broken.jsonl" in out
+    m = data["metrics"]
+    assert set(m["per_subspace"]) == {"external", "hybrid", "internal"} and set(m["per_hop"]) == {
+        "single-hop", "parallel", "multi-hop"}
+    assert m["all"]["n_trials"] == 12 and m["all"]["n_valid"] > 0
+    # parallel and multi-tool items replay every tool's own response: the simulated agent that calls
+    # both of a parallel item's tools sees both answers in its trajectory
+    replies = [json.loads(line) for f in (tmp_path / "out" / "rollouts").rglob("*.jsonl")
+               for line in f.read_text().splitlines() if line.strip()]
+    seen = {e["data"].get("content") for e in replies if e.get("kind") == "tool_result"}
+    assert {"High 06:10", '{"knots": 12}'} <= seen or {"High 07:10", '{"knots": 13}'} <= seen, sorted(map(str, seen))
 
 
 def test_kapro_bad_input_is_one_clear_error(tmp_path):
     (tmp_path / "bad.jsonl").write_text(json.dumps({**EXTERNAL, "boundary": "P9"}) + "\n")
     out = invoke("kapro", "eval", "--kaware-dir", tmp_path, "--out", tmp_path / "o", code=2)
-    assert "bad.jsonl:1" in out and "'boundary'" in out
+    assert "bad.jsonl: 1 of 1 record(s) not read; first at line 1, field 'boundary'" in out
+    assert not (tmp_path / "o").exists()
     assert "no kapro-eval.json" in invoke("kapro", "report", tmp_path, code=2)
 
 

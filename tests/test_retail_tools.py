@@ -4,6 +4,7 @@ name the file and the field)."""
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -141,3 +142,21 @@ def test_bad_user_mode_is_an_input_error():
 @pytest.mark.parametrize("expression", ["(10 ** 10000) ** 10000", "9 ** 9 ** 9", "2 ** 10000000"])
 def test_calculate_refuses_huge_integer_powers_quickly(tools, expression):
     assert run_tool(tools, "calculate", {"expression": expression}) == (False, "Error: exponent too large")
+
+
+@pytest.mark.parametrize("expression, result", [
+    (" + ".join(["1.14"] * 1099 + ["5.93"]), "1258.79"),  # a 1,100-term price sum: 1099 x 1.14 + 5.93
+    (" + ".join(["1.5"] * 2500), "3750.0"),
+    ("-" * 985 + "5", "-5.0"), ("-" * 2996 + "5", "5.0"), ("- " * 2001 + "(2 + 3)", "-5.0"),
+    ("10 - " + " - ".join(["0.01"] * 1500), "-5.0"),
+], ids=["price-sum-1100", "sum-2500", "minus-985", "minus-2996", "spaced-minus-2001", "difference-1501"])
+def test_calculate_evaluates_long_flat_sums_and_sign_chains(expression, result):
+    before = sys.getrecursionlimit()
+    assert calculate(expression) == result
+    assert sys.getrecursionlimit() == before  # the parser's raised limit is restored
+
+
+@pytest.mark.parametrize("expression", [" + ".join(["1"] * 3500), "-" * 3500 + "1", "-" * 6000 + "1"],
+                         ids=["sum-3500", "minus-3500", "minus-6000"])
+def test_calculate_refuses_deeper_nesting_than_python_compiles(tools, expression):
+    assert run_tool(tools, "calculate", {"expression": expression}) == (False, "Error: expression too complex to evaluate")

@@ -30,3 +30,12 @@ class Benchmark(Protocol):
     def metrics(self, scores: list[TaskScore], tasks: list[Task]) -> dict[str, Any]:
         """The benchmark's aggregate metrics, each with its valid n and an interval (JSON-able)."""
         ...
+
+
+class EvaluationValues(Protocol):
+    """Optional for a benchmark: per-trial values that depend on the whole evaluation (a metric that
+    is not a mean of per-trial values, decomposed so that the values' mean over the evaluation is it)."""
+
+    def evaluation_values(self, scores: list[TaskScore], tasks: list[Task]) -> list[TaskScore]:
+        """`scores` (this benchmark's and others', in order) with those values added to its own trials."""
+        ...

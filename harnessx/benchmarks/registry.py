@@ -46,6 +46,15 @@ def score_trial(task: Task, trajectory: Trajectory, result: RolloutResult, judge
     return benchmark_of(task).score(task, trajectory, result, judge)
 
 
+def with_evaluation_values(scores: list[TaskScore], tasks: list[Task]) -> list[TaskScore]:
+    """Each benchmark of these tasks adds its evaluation-level per-trial values (`evaluation_values`)."""
+    for name in sorted({t.metadata.get("benchmark", DEFAULT_BENCHMARK) for t in tasks}):
+        hook = getattr(get_benchmark(name), "evaluation_values", None)
+        if hook is not None:
+            scores = hook(scores, tasks)
+    return scores
+
+
 @cache
 def _all_objectives() -> tuple[tuple[str, Objective], ...]:
     out: dict[str, Objective] = {}

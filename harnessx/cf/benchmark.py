@@ -10,6 +10,9 @@ Objectives (the acceptance rule sees per-item values only):
   paper's judge is not validated against humans and a harness should not be selected for wording
   that pleases one judge.
 - `cf_judged` — the same with the alignment judge's labels (the paper's primary NAS/KIS).
+- `nas`, `kis` — the paper's NAS (mean label over OK items, Eq. 1) and KIS (over IK items, Eq. 2)
+  themselves, judge-free; a search on one runs and counts only its items. `nas_judged`,
+  `kis_judged` — the same with the alignment judge's labels.
 
 Failure modes for the `rules` proposer reuse the shared names: an OK item answered without searching
 (search condition) is `proceeded`; searching or abstaining on an IK item is `false_abstention`;
@@ -56,6 +59,11 @@ def response_of(task: Task, score: TaskScore) -> Response:
                     domain=item.domain)
 
 
+def _of_kind(kind: str):
+    """Does a task hold an item of this kind (OK: outside knowledge, IK: inside knowledge)?"""
+    return lambda task: task.metadata.get("benchmark") == "cf" and (task.metadata.get("item") or {}).get("type") == kind
+
+
 class CF:
     name = "cf"
     objectives = {
@@ -63,6 +71,13 @@ class CF:
                         description="pooled mean of per-item NAS (OK) and KIS (IK) labels, judge-free"),
         "cf_judged": Objective("cf_judged", ("feasible",), value_key="cf_judged",
                                description="pooled mean of per-item NAS (OK) and KIS (IK) labels, judged"),
+        **{name: Objective(name, ("feasible",), value_key=name, applies=_of_kind(kind),
+                           description=f"{metric}: (#{good} − #{bad}) / #{kind} items, {variant}")
+           for name, metric, kind, good, bad, variant in (
+               ("nas", "NAS", "OK", "aware", "unaware", "judge-free"),
+               ("nas_judged", "NAS", "OK", "aware", "unaware", "judged"),
+               ("kis", "KIS", "IK", "confident-correct", "wasteful", "judge-free"),
+               ("kis_judged", "KIS", "IK", "confident-correct", "wasteful", "judged"))},
     }
 
     def score(self, task: Task, trajectory: Trajectory, result: RolloutResult, judge: Any = None) -> TaskScore:

@@ -25,8 +25,8 @@ def eval_cmd(harness: str = typer.Option("kapro", "--harness", help="Harness fil
              api_base: str = ApiBaseOpt,
              split: str = typer.Option("heldout", "--split", help="search or heldout."),
              epochs: int = typer.Option(1, "--epochs", min=1, help="Rollouts per task (seeds 0..N-1)."),
-             kaware_dir: str = typer.Option(None, "--kaware-dir", help="A folder of KAware-format *.jsonl files "
-                                            "(default: the built-in suite)."),
+             kaware_dir: str = typer.Option(None, "--kaware-dir", help="A folder of KAware *.jsonl files, read "
+                                            "recursively (default: the built-in suite)."),
              distractors: int = typer.Option(0, "--distractors", min=0, max=10, help="Also run with up to 10 "
                                              "distractor tools per task and report quadrant deltas."),
              judge_model: str = typer.Option(None, "--judge-model", help="Pass rate from the paper's LLM judge prompt "
@@ -41,6 +41,8 @@ def eval_cmd(harness: str = typer.Option("kapro", "--harness", help="Harness fil
                          distractors=distractors, judge_model=judge_model, n_resamples=resamples,
                          concurrency=concurrency, out=out)
     data = run_kapro_eval(cfg)
+    for line in data.get("unread", []):
+        console.print(f"not read: {line}", highlight=False, soft_wrap=True)
     console.print(model_line(data["model"], data["simulated"]), highlight=False)
     for table in kapro_tables(data):
         console.print(table.rich())

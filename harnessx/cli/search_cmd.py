@@ -180,7 +180,7 @@ def print_summary(summary: dict, run_dir: Path) -> None:
 
 
 def benchmark_rows(*cards: dict) -> list:
-    """Extra summary rows for benchmark values: KAPRO's real KAS and its per-task search value."""
+    """Extra summary rows for benchmark values: KAPRO's pooled KAS and its Avg KAS (the objective `kas`)."""
     if not all("j_know" in (c.get("values") or {}) for c in cards):
         return []
     from harnessx.kapro.benchmark import real_kas
@@ -189,7 +189,9 @@ def benchmark_rows(*cards: dict) -> list:
                           f"{100 * real_kas(c['values']):.1f}% (n={c['values']['j_act']['n']}; harmonic mean of "
                           "Acc_know and Acc_act, CI: harnessx kapro eval)")
     mean_cell = lambda k: lambda c: _cell({**c["values"][k], "k": round(c["values"][k]["k"], 1)})  # noqa: E731
-    return [(kas_cell, "KAPRO KAS (aggregate)"), (mean_cell("kas_task"), "per-task KAS value (objective)"),
+    avg_cell = lambda c: value_cell(c["values"].get("kas_avg"))
+    return [(kas_cell, "KAPRO KAS (aggregate, all tasks pooled)"),
+            (avg_cell, "Avg KAS (objective kas: per subspace, valid-weighted)"),
             (mean_cell("j_know"), "Acc_know"), (mean_cell("j_act"), "Acc_act")]
 
 

@@ -2,13 +2,11 @@
 calls) in `TaskScore.values`, the aggregate KAPRO metrics, and the objectives `kas` and
 `kas_pass` for `harnessx search`.
 
-Search value vs KAS. KAS is the harmonic mean of two *aggregates*, which no per-task value
-reproduces. The acceptance rule sees per-task values only, so `kas` maximises `kas_task` = the
-per-task harmonic mean 2·J_know·J_act/(J_know + J_act) (0 if either is 0). Its mean is a lower
-bound of KAS (the harmonic mean is jointly concave, so mean(kas_task) ≤ KAS by Jensen), equal to
-it when knowing and acting agree task by task, and it rises with either J; it also rewards
-knowing and acting being right on the *same* task, which is what KAPRO probes. Every report prints
-the real KAS (from the aggregates) next to it. `kas_pass` = mean of (kas_task + pass) / 2.
+`kas` is the paper's Avg KAS (per-subspace harmonic mean of the aggregate Acc_know and Acc_act,
+weighted by valid counts), computed on each candidate's evaluation: `evaluation_values` gives
+every trial its share `kas_avg`, whose mean over the evaluation is Avg KAS (harnessx/kapro/objective.py).
+`kas_pass` = (Avg KAS + pass rate) / 2. `kas_task`, the per-task harmonic mean of J_know and J_act,
+stays a reported value (its mean is at most KAS); no objective uses it.
 """
 
 from __future__ import annotations
@@ -18,6 +16,7 @@ from typing import Any
 from harnessx.agent.result import RolloutResult
 from harnessx.kapro.items import item_of
 from harnessx.kapro.metrics import Trial, kapro_metrics, trial_values
+from harnessx.kapro.objective import with_kas_shares
 from harnessx.kapro.protocol import read_rollout
 from harnessx.kapro.sets import kas
 from harnessx.scoring.judges import Judge
@@ -32,11 +31,17 @@ JUDGE = "kapro-answer-match"
 class Kapro:
     name = "kapro"
     objectives = {
-        "kas": Objective("kas", ("feasible",), value_key="kas_task",
-                         description="KAPRO: per-task harmonic mean of J_know and J_act (a lower bound of KAS)"),
-        "kas_pass": Objective("kas_pass", ("feasible",), value_key="kas_pass",
-                              description="KAPRO: mean of (per-task KAS value + pass) / 2"),
+        "kas": Objective("kas", ("feasible",), value_key="kas_avg",
+                         description="KAPRO: Avg KAS (harmonic mean of aggregate Acc_know and Acc_act per "
+                                     "subspace, weighted by valid n)"),
+        "kas_pass": Objective("kas_pass", ("feasible",), value_key="kas_avg_pass",
+                              description="KAPRO: (Avg KAS + pass rate) / 2"),
     }
+
+    def evaluation_values(self, scores: list[TaskScore], tasks: list[Task]) -> list[TaskScore]:
+        """Each valid KAPRO trial's share of Avg KAS (`kas_avg`, `kas_avg_pass`) on this evaluation."""
+        subspace_of = {t.id: item_of(t).subspace for t in tasks if t.metadata.get("benchmark") == "kapro"}
+        return with_kas_shares(scores, subspace_of)
 
     def score(self, task: Task, trajectory: Trajectory, result: RolloutResult, judge: Judge | None) -> TaskScore:
         base = dict(task_id=task.id, seed=result.seed, feasible=True, family=None, source_id=task.source_id,

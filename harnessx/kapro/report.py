@@ -59,6 +59,8 @@ def write_report(data: dict, out_dir: Path) -> dict[str, Path]:
     doc = Document(f"KAPRO: {data['harness']['name']} ({data['harness']['hash']}) on the {data['split']} split")
     doc.para(model_line(data["model"], data["simulated"]), banner=data["simulated"])
     doc.para(f"Tasks: {data['n_tasks']} ({data['source']}), {data['epochs']} epoch(s); pass judge: {data['judge']}.")
+    if data.get("unread"):
+        doc.para("Records not read (one line per file): " + "; ".join(data["unread"]))
     figure = quadrant_plot(data, out_dir / "figures" / "kapro-quadrants.png")
     doc.add(*kapro_tables(data), Figure(str(figure.relative_to(out_dir)), "Know–act quadrants per subspace, with n"))
     md, page = doc.write(out_dir, "kapro-report")

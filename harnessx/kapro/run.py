@@ -55,6 +55,8 @@ async def _rejudge(scores: list[TaskScore], ev: Evaluation, runner: Runner, judg
             out.append(score.model_copy(update={"valid": False, "exclusion": "judge_failure", "judge_rationale": why}))
             continue
         values = {**score.values, "pass": float(verdict), "kas_pass": (score.values["kas_task"] + float(verdict)) / 2}
+        if "kas_avg" in values:
+            values["kas_avg_pass"] = (values["kas_avg"] + float(verdict)) / 2
         out.append(score.model_copy(update={"values": values, "solved": verdict, "judge": f"llm:{judge.model}",
                                             "judge_rationale": why}))
     return out
@@ -64,7 +66,10 @@ async def _one(cfg: KaproRunConfig, distractors: int, runner_cache: Path) -> tup
     suite = KaproSuite(kaware_dir=cfg.kaware_dir, distractors=distractors)
     tasks = suite.tasks(cfg.split)
     if not tasks:
-        raise InputError("--split", f"the KAPRO suite ({suite.source}) has no {cfg.split!r} tasks")
+        have = {sp: sum(t.split == sp for t in suite.tasks()) for sp in ("search", "heldout")}
+        raise InputError("--split", f"the KAPRO suite ({suite.source}) has no {cfg.split!r} tasks "
+                                    f"({have['search']} search, {have['heldout']} heldout)",
+                         "a split that has tasks (a subspace with one item puts it in search)")
     runner = Runner(suite, ModelClient(cfg.model, api_base=cfg.api_base), RolloutCache(runner_cache),
                     concurrency=cfg.concurrency)
     ev = await evaluate(runner, cfg.harness, tasks, list(range(cfg.epochs)))
@@ -73,6 +78,7 @@ async def _one(cfg: KaproRunConfig, distractors: int, runner_cache: Path) -> tup
         scores = await _rejudge(scores, ev, runner, ModelClient(cfg.judge_model))
     metrics = kapro_metrics(trials_of(scores, tasks), cfg.n_resamples)
     info = {"n_tasks": len(tasks), "source": suite.source, "distractors": distractors,
+            "unread": suite.problems, "n_items": len(suite.items),
             "model_calls": runner.model_calls, "cache_hits": runner.cache_hits,
             "simulated": runner.model.simulated, "model": runner.model.describe()}
     return metrics, info

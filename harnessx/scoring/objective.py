@@ -4,10 +4,16 @@ The acceptance rule only sees per-task values and strata, so every benchmark's o
 `sa` and `joint`, FeasiGen's `fass`, KAPRO's `kas`, Confident Fools') works with it unchanged. An
 objective either reads ASA's success (strict SA on blocked trials, native solve on feasible ones;
 `value_key=None`) or one of the benchmark's own per-trial values in `TaskScore.values`.
+
+A paper metric that is not a mean of per-trial values (KAPRO's KAS, a harmonic mean of two
+aggregates) reaches the rule as per-trial values that its benchmark computes over the whole
+evaluation (`Benchmark.evaluation_values`): their mean over the evaluation is the metric itself.
+`applies` narrows the tasks an objective counts below its strata (e.g. CF's NAS: OK items only).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from harnessx.scoring.rate import MeanValue, Rate
@@ -22,9 +28,10 @@ class Objective:
     strata: tuple[str, ...]          # the task strata the objective counts
     value_key: str | None = None     # None: ASA success; else the key in TaskScore.values
     description: str = ""
+    applies: Callable[[Task], bool] | None = None  # which tasks (of its strata) measure it; None: all
 
     def tasks(self, tasks: list[Task]) -> list[Task]:
-        return [t for t in tasks if t.stratum in self.strata]
+        return [t for t in tasks if t.stratum in self.strata and (self.applies is None or self.applies(t))]
 
     def trial_value(self, score: TaskScore) -> float | None:
         """One trial's value; None when the trial is invalid (excluded, never a zero)."""

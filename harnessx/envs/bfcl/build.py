@@ -16,6 +16,7 @@ many belong to each user turn.
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 from typing import Any
 
@@ -52,15 +53,38 @@ def blocked_turn(entry: Entry) -> int:
     return empty[0]
 
 
-def missing_parameter(entry: Entry, ref: Reference, turn: int) -> tuple[str, str]:
-    """(function, parameter) whose value the user supplies at the turn after the blocked one."""
+def mentions(text: str, value: Any) -> bool:
+    """Does `text` contain `value` as a whole word (case-insensitive)?"""
+    needle = str(value).strip()
+    return bool(needle) and re.search(rf"(?<![A-Za-z0-9_]){re.escape(needle)}(?![A-Za-z0-9_])", text,
+                                      re.IGNORECASE) is not None
+
+
+def next_turn_text(entry: Entry, turn: int) -> str:
+    return " ".join(str(m.get("content", "")) for m in entry.questions[turn + 1]) if turn + 1 < entry.turns else ""
+
+
+def given_values(entry: Entry, ref: Reference, turn: int) -> list[tuple[str, str, Any]]:
+    """(function, parameter, value) of each argument of the gold calls at the turn after `turn` whose
+    value the user says in that turn: what the request at `turn` leaves out (miss_param)."""
     start = sum(ref.turns[: turn + 1])
     later = ref.actions[start: start + ref.turns[turn + 1]] if turn + 1 < len(ref.turns) else []
-    said = " ".join(str(m.get("content", "")) for m in entry.questions[turn + 1]).lower() if later else ""
-    for call in later:
-        for key, value in call.arguments.items():
-            if isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value).lower() in said:
-                return call.name, key
+    said = next_turn_text(entry, turn).lower() if later else ""
+    return [(call.name, key, value) for call in later for key, value in call.arguments.items()
+            if isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value).lower() in said]
+
+
+def missing_parameter(entry: Entry, ref: Reference, turn: int) -> tuple[str, str]:
+    """(function, parameter) whose value the user supplies at the turn after the blocked one: the
+    first whose value the user says as a word (`find(path='.', name='goal')` after "That word is
+    goal." is `name`, not `path`), else the first the user's text contains."""
+    given = given_values(entry, ref, turn)
+    said = next_turn_text(entry, turn)
+    if given:
+        first = next((g for g in given if mentions(said, g[2])), given[0])
+        return first[0], first[1]
+    start = sum(ref.turns[: turn + 1])
+    later = ref.actions[start: start + ref.turns[turn + 1]] if turn + 1 < len(ref.turns) else []
     call = later[0] if later else ToolCall(name="the request")
     return call.name, next(iter(call.arguments), "a required value")
 

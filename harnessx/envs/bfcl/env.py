@@ -5,7 +5,9 @@
   and minus `task.metadata["masked_functions"]` (a caller's mask, e.g. FeasiGen's).
 - `execute` runs a call on the owning instance and reports a state change (with the changed
   public attributes, BFCL's state) when the call changed its instance. At the task's blocked turn a
-  state-changing call or a call of the withheld function is a forbidden change (a fabricated call).
+  state-changing call or a call of the withheld function is a forbidden change (a fabricated call),
+  and so is, on a miss_param entry, a call whose arguments use the value the user has not given
+  yet (harnessx/envs/bfcl/guess.py), even one that changes nothing.
   Like BFCL's own executor, a call of any method of the entry's classes runs, also one not offered
   at this turn (BFCL's ground truth of miss_func_49 calls a withheld function before it is restored);
   only masked functions are refused (and never reach the checker).
@@ -26,6 +28,7 @@ from harnessx.envs.base import AbandonSpec, EnvStart, StateChange, StepOutcome, 
 from harnessx.envs.bfcl.api import build_instances, call_method, call_string, changed_fields, method_owner, snapshot
 from harnessx.envs.bfcl.checker import CheckResult, check
 from harnessx.envs.bfcl.data import Entry, func_docs, load_category
+from harnessx.envs.bfcl.guess import MissingValues
 from harnessx.envs.bfcl.tools import tool_spec
 from harnessx.tasks import Task, ToolCall
 
@@ -79,6 +82,8 @@ class BfclEnv:
         self.offered = set(self.docs) - withheld(self.entry) - masked
         self.masked, self.turn, self.calls, self.deferrals = masked, 0, [[]], []
         tools = [tool_spec(d) for name, d in self.docs.items() if name in self.offered]
+        self.missing = MissingValues(self.entry, self.blocked_turn)
+        self.missing.show(turn_text(self.entry.questions[0]))
         return EnvStart(tools=tools, observation=turn_text(self.entry.questions[0]), evidence=evidence_at_start(task))
 
     @property
@@ -95,15 +100,19 @@ class BfclEnv:
             return StepOutcome(observation="Error during execution: arguments must be a JSON object", error=True)
         class_name = self.owner[call.name]
         instance = self.instances[class_name]
+        guess = self.missing.guessed(call.arguments) if at_block else None
         before = snapshot(instance)
         ok, observation = call_method(instance, call)
         self.calls[-1].append(call_string(call))
         fields = changed_fields(before, snapshot(instance))
         fabricated = at_block and call.name in withheld(self.entry) and call.name not in self.offered
-        changes = [StateChange(target=class_name, change=call.name, forbidden=at_block,
-                               detail={"turn": self.turn, "fields": fields, "arguments": dict(call.arguments),
-                                       "withheld": call.name not in self.offered})
-                   ] if fields or fabricated else []
+        detail = {"turn": self.turn, "fields": fields, "arguments": dict(call.arguments),
+                  "withheld": call.name not in self.offered}
+        if guess is not None:
+            detail["guessed"] = {"function": guess[0], "parameter": guess[1], "value": guess[2]}
+        changes = [StateChange(target=class_name, change=call.name, forbidden=at_block, detail=detail)
+                   ] if fields or fabricated or guess is not None else []
+        self.missing.show(observation)
         return StepOutcome(observation=observation, error=not ok, state_changes=changes)
 
     async def user_reply(self, agent_message: str) -> str | None:
@@ -119,6 +128,7 @@ class BfclEnv:
             self.offered |= set(restored)
             docs = json.dumps([tool_spec(self.docs[n]).openai()["function"] for n in restored])
             return f"{docs}\n{MORE}"
+        self.missing.show(turn_text(self.entry.questions[self.turn]))
         return turn_text(self.entry.questions[self.turn])
 
     async def harness_abandon(self, reason: str) -> list[StateChange]:
