@@ -6,7 +6,6 @@ rollout keys, the harness text diff, and with `--task` the two trajectories side
 
 from __future__ import annotations
 
-import difflib
 import json
 from pathlib import Path
 
@@ -38,7 +37,7 @@ def diff(
     from rich.table import Table
 
     from harnessx.comparison.flips import flips
-    from harnessx.comparison.run_trials import SearchRun
+    from harnessx.comparison.run_trials import SearchRun, text_diff
     from harnessx.search.objectives import get_objective
 
     run = SearchRun(run_dir)
@@ -58,8 +57,7 @@ def diff(
         listed.add_row(f.task_id, str(f.seed), f.family, _value(f.first), _value(f.second))
     if report.flips:
         console.print(listed)
-    text = list(difflib.unified_diff(a.harness.to_yaml().splitlines(), b.harness.to_yaml().splitlines(),
-                                     a.name, b.name, lineterm="", n=1))
+    text = text_diff(a, b)
     console.print("harness diff:" if text else "harness diff: none (same content)", highlight=False)
     for line in text:
         console.print(line, markup=False, highlight=False, soft_wrap=True)

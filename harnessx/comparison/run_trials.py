@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harnessx.errors import InputError
-from harnessx.harness.model import Harness
+from harnessx.harness.model import Harness, diff as harness_diff
 from harnessx.scoring.task_score import TaskScore
 from harnessx.trajectory import Trajectory
 
@@ -25,6 +25,13 @@ class Candidate:
     name: str            # as the user wrote it, resolved: "R0", "selected" or the hash
     hash: str
     harness: Harness
+
+
+def text_diff(first: Candidate, second: Candidate) -> list[str]:
+    """What differs between the two harnesses: switch changes, then a unified diff per changed
+    component (provenance left out; empty when their content is the same)."""
+    text = harness_diff(first.harness, second.harness)
+    return text.splitlines() if text else []
 
 
 class SearchRun:

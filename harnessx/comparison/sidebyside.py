@@ -37,7 +37,9 @@ def describe(event: Event) -> str:
     """One line for one event: who did what."""
     d = event.data
     if event.kind == "message":
-        return _short(f"{event.author} {d.get('role', '')}: {d.get('content', '')}")
+        role = d.get("role", "")
+        who = event.author if role in ("", event.author) else f"{event.author} {role}"
+        return _short(f"{who}: {d.get('content', '')}")
     if event.kind == "tool_call":
         return _short(f"call {d.get('name')}({_short(d.get('arguments', {}), WIDTH)})")
     if event.kind == "tool_result":

@@ -16,7 +16,7 @@ from flask import Flask, abort, render_template, request, send_file
 from harnessx.harness import Harness
 from harnessx.harness.model import diff
 from harnessx.stats import wilson
-from harnessx.viewer import lineage
+from harnessx.viewer import flipview, lineage
 from harnessx.viewer.store import NotFound, Run, RunsRoot
 
 PAGE = 100          # per-task rows per page
@@ -80,6 +80,28 @@ def create_app(runs_dir: str | Path) -> Flask:
         return render_template("trajectory.html", run=r.overview(), key=key, chain=chain, events=events,
                                page=page, pages=pages, result=r.result(key), score=r.score_of(key), gates=GATES,
                                highlight=HIGHLIGHT)
+
+    @app.get("/runs/<name>/flips")
+    def flips(name: str) -> str:
+        r = get_run(name)
+        try:
+            view = flipview.flips(r.path, request.args.get("a", "R0"), request.args.get("b", "selected"),
+                                  request.args.get("objective") or None)
+        except NotFound as exc:
+            abort(404, str(exc))
+        families = {k: request.args.get(k, "") for k in ("family", "direction")}
+        shown = [f for f in view["flips"] if all(not v or f[k] == v for k, v in families.items())]
+        return render_template("flips.html", run=r.overview(), view=view, shown=shown, filters=families)
+
+    @app.get("/runs/<name>/side")
+    def side(name: str) -> str:
+        r = get_run(name)
+        try:
+            view = flipview.side_by_side(r.path, request.args.get("a", "R0"), request.args.get("b", "selected"),
+                                         request.args.get("task", ""), request.args.get("seed", type=int))
+        except NotFound as exc:
+            abort(404, str(exc))
+        return render_template("side.html", run=r.overview(), view=view)
 
     @app.get("/runs/<name>/outputs")
     def outputs(name: str) -> str:
