@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -37,20 +38,16 @@ def _need_browser():
         pytest.skip(f"browser tests need {', '.join(missing)}")
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    _need_browser()
-    runs = tmp_path_factory.mktemp("browser") / "runs"
-    run = make_search(runs)
-    keys = {"abandon": agent_abandon_key(run), "script": script_trajectory(run)}
-    keys["tampered"] = tamper(run, set(keys.values()))
+@contextmanager
+def viewer_at(runs: Path):
+    """`harnessx view RUNS` on a free loopback port for the length of the block; yields its base URL."""
     proc = subprocess.Popen([sys.executable, "-m", "harnessx.cli.main", "view", str(runs), "--port", "0"],
                             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         line = proc.stdout.readline()
         match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
         assert match, f"viewer did not start: {line!r}"
-        yield f"http://127.0.0.1:{match.group(1)}", run, keys
+        yield f"http://127.0.0.1:{match.group(1)}"
     finally:
         proc.terminate()
         try:
@@ -60,16 +57,33 @@ def served(tmp_path_factory):
             proc.wait()
 
 
-@pytest.fixture(scope="module")
-def page(served):
+@contextmanager
+def browser_tab(width: int):
+    """A tab of Debian's headless Chromium (Playwright drives it; no browser download)."""
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        tab = browser.new_page(viewport={"width": 1280, "height": 900})
-        yield tab
+        yield browser.new_page(viewport={"width": width, "height": 900})
         browser.close()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    _need_browser()
+    runs = tmp_path_factory.mktemp("browser") / "runs"
+    run = make_search(runs)
+    keys = {"abandon": agent_abandon_key(run), "script": script_trajectory(run)}
+    keys["tampered"] = tamper(run, set(keys.values()))
+    with viewer_at(runs) as base:
+        yield base, run, keys
+
+
+@pytest.fixture(scope="module")
+def page(served):
+    with browser_tab(1280) as tab:
+        yield tab
 
 
 def test_tree_shows_every_candidate_and_a_lineage_click_jumps_to_its_round(served, page):

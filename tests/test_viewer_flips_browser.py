@@ -6,9 +6,6 @@ Screenshots land in test-artifacts/viewer/."""
 from __future__ import annotations
 
 import asyncio
-import re
-import subprocess
-import sys
 
 import pytest
 
@@ -16,7 +13,7 @@ from harnessx.comparison.flips import flips
 from harnessx.comparison.run_trials import SearchRun
 from harnessx.search import Search, SearchConfig
 from harnessx.search.objectives import get_objective
-from tests.test_viewer_browser import ARTIFACTS, CHROMIUM, FLAGS, REPO, _need_browser
+from tests.test_viewer_browser import ARTIFACTS, _need_browser, browser_tab, viewer_at
 
 
 @pytest.fixture(scope="module")
@@ -28,31 +25,14 @@ def served(tmp_path_factory):
     asyncio.run(Search(config).run())
     run = SearchRun(runs / "demo")
     report = flips(run.trials(run.resolve("R0")), run.trials(run.resolve("selected")), get_objective("joint"))
-    proc = subprocess.Popen([sys.executable, "-m", "harnessx.cli.main", "view", str(runs), "--port", "0"],
-                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        match = re.search(r"http://127\.0\.0\.1:(\d+)/", proc.stdout.readline())
-        assert match, "viewer did not start"
-        yield f"http://127.0.0.1:{match.group(1)}", report
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with viewer_at(runs) as base:
+        yield base, report
 
 
 @pytest.fixture(scope="module")
 def page(served):
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        tab = browser.new_page(viewport={"width": 1400, "height": 900})
+    with browser_tab(1400) as tab:
         yield tab
-        browser.close()
 
 
 def test_two_clicks_from_the_search_reach_the_flips_and_a_side_by_side(served, page):
