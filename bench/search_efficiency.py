@@ -44,6 +44,7 @@ from pathlib import Path
 from harnessx.agent.runner import RolloutCache, Runner
 from harnessx.envs.registry import get_suite
 from harnessx.errors import InputError
+from harnessx.ground_truth import ground_truth_async
 from harnessx.harness import Harness
 from harnessx.models.client import ModelClient
 from harnessx.search import Arena, Search, SearchConfig, get_objective, load_space
@@ -53,7 +54,6 @@ from harnessx.search.screening import vetoed_strata
 from harnessx.search.sequential import Sequential
 from harnessx.search.stacking import Stacking
 from harnessx.search.gepa import optimize_with_gepa
-from harnessx.sim.ground_truth import ground_truth_async
 from harnessx.sim.pairing import with_rho
 
 from efficiency_report import JobLog, frontier_plot, job_key, report, summarize, target_lines, write_results
