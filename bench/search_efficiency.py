@@ -48,7 +48,8 @@ from harnessx.ground_truth import ground_truth_async
 from harnessx.harness import Harness
 from harnessx.models.client import ModelClient
 from harnessx.search import Arena, Search, SearchConfig, get_objective, load_space
-from harnessx.search.acceptance import Paired, Verdict, make_acceptance
+from harnessx.search.acceptance import AcceptanceRule, Paired, Verdict
+from harnessx.search.rules import make_acceptance
 from harnessx.search.proposers import Proposal, RulesProposer
 from harnessx.search.screening import vetoed_strata
 from harnessx.search.sequential import Sequential
@@ -109,7 +110,7 @@ class Truth:
         return statistics.mean(d) < -max(2 * se, 1e-9)
 
 
-class Oracle:
+class Oracle(AcceptanceRule):
     """The bound: of the round's proposals not yet tested against this incumbent (a retest would meet
     the same tasks and seeds), the one with the largest ground-truth gain is chosen at no rollout cost
     (the others get a one-task evaluation, for the ledger) and, if that gain is positive, tested on the
