@@ -1,0 +1,56 @@
+"""The acceptance-rule seam: every registered rule derives from `AcceptanceRule`, which declares each
+hook the search loop calls with a default, so a rule that defines only `judge` runs in the loop."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+
+import pytest
+
+from harnessx.search.acceptance import AcceptanceRule, Verdict
+from harnessx.search.rules import ACCEPTANCE, TAKES_ALPHA, make_acceptance
+from test_search_acceptance import FakeArena, evaluation, make_tasks
+
+HOOKS = ("judge", "restore", "incumbent_evaluation", "settle")  # what harnessx/search/loop.py calls
+
+
+@pytest.mark.parametrize("name", sorted(ACCEPTANCE))
+def test_every_registered_rule_fills_the_seam(name):
+    rule = make_acceptance(name, **({"alpha": 0.05} if name in TAKES_ALPHA else {}))
+    assert isinstance(rule, AcceptanceRule) and rule.name == name
+    for hook in HOOKS:
+        assert callable(getattr(rule, hook)), hook
+        assert hook in vars(AcceptanceRule), f"{hook} is not declared on the base"
+
+
+def test_the_base_declares_judge_abstract_and_defaults_the_other_hooks():
+    assert AcceptanceRule.__abstractmethods__ == frozenset({"judge"})
+
+    class OnlyJudge(AcceptanceRule):
+        name = "only-judge"
+
+        async def judge(self, incumbent, proposals, arena):
+            inc = await arena.evaluate(incumbent)
+            return [Verdict(inc, "full") for _ in proposals]
+
+    tasks = make_tasks(10)
+    inc = evaluation("inc", tasks, [1] * 10, [0] * 10)
+    arena = FakeArena({inc.harness.hash: inc})
+    rule = OnlyJudge()
+    assert rule.restore([{"round": 0, "hash": "x"}]) is None
+    seen = asyncio.run(rule.incumbent_evaluation(inc.harness, arena))
+    assert seen.scorecard.joint.n == len(arena.tasks)  # the full split
+    assert asyncio.run(rule.settle(inc.harness, inc.harness, arena, 1, True)) is None
+    assert inspect.iscoroutinefunction(AcceptanceRule.settle)
+
+
+def test_an_object_outside_the_seam_is_refused():
+    class Duck:
+        name = "duck"
+
+        async def judge(self, incumbent, proposals, arena):
+            return []
+
+    with pytest.raises(TypeError, match="AcceptanceRule"):
+        make_acceptance(Duck())
