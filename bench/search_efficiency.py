@@ -50,7 +50,7 @@ from harnessx.models.client import ModelClient
 from harnessx.search import Arena, Search, SearchConfig, get_objective, load_space
 from harnessx.search.acceptance import AcceptanceRule, Paired, Verdict
 from harnessx.search.rules import make_acceptance
-from harnessx.search.proposers import Proposal, RulesProposer
+from harnessx.search.proposers import Proposal, Proposer, RulesProposer
 from harnessx.search.screening import vetoed_strata
 from harnessx.search.sequential import Sequential
 from harnessx.search.stacking import Stacking
@@ -164,7 +164,7 @@ def compose(space, incumbent: Harness, harnesses: list[Harness]) -> Harness:
     return out
 
 
-class Composing:
+class Composing(Proposer):
     """The rules proposer plus one more proposal: the composite of its k edits (for `composite`, the
     oracle that may confirm several edits of a round at once)."""
 

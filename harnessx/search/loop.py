@@ -88,10 +88,12 @@ class Search:
         check_measured(self.objective, self.tasks, config.env)
         self.model = ModelClient(config.model, api_base=config.api_base, temperature=config.temperature,
                                  top_p=config.top_p)
+        if proposer is not None and not isinstance(proposer, Proposer):
+            raise TypeError(f"a proposer must derive from harnessx.search.proposers.Proposer, not {type(proposer).__name__}")
         self.proposer = proposer or make_proposer(config.proposer, meta_model=config.meta_model,
                                                   api_base=config.meta_api_base)
-        self.acceptance = acceptance or make_acceptance(config.accept, **(
-            {"alpha": config.alpha} if config.accept in TAKES_ALPHA else {}))
+        self.acceptance = make_acceptance(acceptance) if acceptance is not None else make_acceptance(
+            config.accept, **({"alpha": config.alpha} if config.accept in TAKES_ALPHA else {}))
         self.judge = judge
         self.reporter = reporter or SilentReporter()
         self.dir = RunDir(Path(config.runs_dir) / config.run_name)
@@ -104,7 +106,7 @@ class Search:
         c = self.config
         return {"objective": c.objective, "env": c.env, "suite_options": c.suite_options, "model": c.model,
                 "api_base": c.api_base,
-                "simulated": self.model.simulated, "proposer": getattr(self.proposer, "name", c.proposer),
+                "simulated": self.model.simulated, "proposer": self.proposer.name or c.proposer,
                 "meta_model": c.meta_model, "accept": self.acceptance.name or c.accept,
                 "alpha": c.alpha, "rounds": c.rounds, "proposals": c.proposals, "epochs": c.epochs, "seeds": c.seeds,
                 "sources": c.sources, "task_ids": c.task_ids, "temperature": c.temperature, "top_p": c.top_p,
@@ -184,7 +186,7 @@ class Search:
                                runner.trajectory, self.config.seed, arena)
             try:  # a proposer that evaluates (gepa) meets the same hard caps as the acceptance rule
                 proposals = self.proposer.propose(ctx, self.config.proposals)
-                dropped = list(getattr(self.proposer, "dropped", []))  # drafts the proposer refused, with reasons
+                dropped = list(self.proposer.dropped)  # drafts the proposer refused, with reasons
                 for reason in dropped:
                     self.reporter.note(f"round {round_no}: proposal dropped: {reason}")
                 if not proposals:

@@ -1,5 +1,6 @@
-"""The acceptance-rule seam: every registered rule derives from `AcceptanceRule`, which declares each
-hook the search loop calls with a default, so a rule that defines only `judge` runs in the loop."""
+"""The search's seams: every registered acceptance rule derives from `AcceptanceRule` and every
+proposer from `Proposer`, which declare each hook the search loop calls with a default, so a rule
+that defines only `judge` (a proposer only `propose`) runs in the loop; anything else is refused."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import inspect
 
 import pytest
 
+from harnessx.search import Search, SearchConfig
 from harnessx.search.acceptance import AcceptanceRule, Verdict
+from harnessx.search.proposers import PROPOSERS, Proposer, make_proposer
 from harnessx.search.rules import ACCEPTANCE, TAKES_ALPHA, make_acceptance
 from test_search_acceptance import FakeArena, evaluation, make_tasks
 
@@ -45,12 +48,33 @@ def test_the_base_declares_judge_abstract_and_defaults_the_other_hooks():
     assert inspect.iscoroutinefunction(AcceptanceRule.settle)
 
 
-def test_an_object_outside_the_seam_is_refused():
-    class Duck:
-        name = "duck"
+class DuckRule:
+    name = "duck"
 
-        async def judge(self, incumbent, proposals, arena):
-            return []
+    async def judge(self, incumbent, proposals, arena):
+        return []
 
+
+class DuckProposer:
+    name = "duck"
+
+    def propose(self, ctx, k):
+        return []
+
+
+def test_an_object_outside_the_seam_is_refused(tmp_path):
     with pytest.raises(TypeError, match="AcceptanceRule"):
-        make_acceptance(Duck())
+        make_acceptance(DuckRule())
+    config = SearchConfig(env="toy", runs_dir=str(tmp_path), tracking_uri=None)
+    with pytest.raises(TypeError, match="AcceptanceRule"):
+        Search(config, acceptance=DuckRule())
+    with pytest.raises(TypeError, match="Proposer"):
+        Search(config, proposer=DuckProposer())
+
+
+@pytest.mark.parametrize("name", PROPOSERS)
+def test_every_proposer_fills_the_seam(name):
+    proposer = make_proposer(name, meta_model="openai/unused")
+    assert isinstance(proposer, Proposer) and proposer.name == name
+    assert list(proposer.dropped) == []  # nothing refused before the first round
+    assert Proposer.__abstractmethods__ == frozenset({"propose"})
