@@ -44,16 +44,17 @@ from pathlib import Path
 from harnessx.agent.runner import RolloutCache, Runner
 from harnessx.envs.registry import get_suite
 from harnessx.errors import InputError
+from harnessx.ground_truth import ground_truth_async
 from harnessx.harness import Harness
 from harnessx.models.client import ModelClient
 from harnessx.search import Arena, Search, SearchConfig, get_objective, load_space
-from harnessx.search.acceptance import Paired, Verdict, make_acceptance
-from harnessx.search.proposers import Proposal, RulesProposer
+from harnessx.search.acceptance import AcceptanceRule, Paired, Verdict
+from harnessx.search.rules import make_acceptance
+from harnessx.search.proposers import Proposal, Proposer, RulesProposer
 from harnessx.search.screening import vetoed_strata
 from harnessx.search.sequential import Sequential
 from harnessx.search.stacking import Stacking
 from harnessx.search.gepa import optimize_with_gepa
-from harnessx.sim.ground_truth import ground_truth_async
 from harnessx.sim.pairing import with_rho
 
 from efficiency_report import JobLog, frontier_plot, job_key, report, summarize, target_lines, write_results
@@ -109,7 +110,7 @@ class Truth:
         return statistics.mean(d) < -max(2 * se, 1e-9)
 
 
-class Oracle:
+class Oracle(AcceptanceRule):
     """The bound: of the round's proposals not yet tested against this incumbent (a retest would meet
     the same tasks and seeds), the one with the largest ground-truth gain is chosen at no rollout cost
     (the others get a one-task evaluation, for the ledger) and, if that gain is positive, tested on the
@@ -163,7 +164,7 @@ def compose(space, incumbent: Harness, harnesses: list[Harness]) -> Harness:
     return out
 
 
-class Composing:
+class Composing(Proposer):
     """The rules proposer plus one more proposal: the composite of its k edits (for `composite`, the
     oracle that may confirm several edits of a round at once)."""
 

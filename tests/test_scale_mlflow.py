@@ -5,7 +5,6 @@ one nested run per candidate and one nested run per worker, all under the one pa
 from __future__ import annotations
 
 import asyncio
-import os
 import socket
 import subprocess
 import sys

@@ -7,9 +7,11 @@ import asyncio
 from harnessx.evaluation import Evaluation
 from harnessx.harness import load_preset
 from harnessx.scoring import Scorecard, TaskScore
-from harnessx.search.acceptance import Greedy, PairedRacing, make_acceptance
 from harnessx.search.arena import Arena, _interleave
+from harnessx.search.greedy import Greedy
 from harnessx.search.objectives import get_objective
+from harnessx.search.racing import PairedRacing
+from harnessx.search.rules import make_acceptance
 from harnessx.tasks import Blocker, Evidence, Task
 
 import pytest

@@ -9,7 +9,8 @@ import yaml
 
 from harnessx.envs.toy import ToySuite
 from harnessx.search import Search, SearchConfig, load_space
-from harnessx.sim import ground_truth, load_profile, register_profile
+from harnessx.ground_truth import ground_truth
+from harnessx.sim import load_profile, register_profile
 
 MARGIN = 0.06  # joint, in ground-truth units (≈ 2 SE of a 10-epoch estimate on 36 tasks)
 HELPFUL = "Before acting, verify the prerequisites: check that every key the task needs exists."

@@ -10,7 +10,8 @@ import pytest
 from harnessx.errors import InputError
 from harnessx.search import make_acceptance
 from harnessx.search.proposers.rules import RulesProposer
-from harnessx.search.sequential import Sequential, bets, max_wealth, wealth_path
+from harnessx.search.evalues import bets, max_wealth, wealth_path
+from harnessx.search.sequential import Sequential
 from test_search_acceptance import FakeArena, evaluation, make_tasks
 from test_search_space import context
 

@@ -14,7 +14,8 @@ from harnessx.errors import InputError
 from harnessx.harness.presets import load_preset
 from harnessx.harness.render import render
 from harnessx.models.client import ModelClient
-from harnessx.sim import ground_truth, load_profile, register_profile
+from harnessx.ground_truth import ground_truth
+from harnessx.sim import load_profile, register_profile
 from harnessx.sim.cues import active_cues, mechanism
 from harnessx.sim.plan import altered, build_plan
 from harnessx.sim.profile import Latency

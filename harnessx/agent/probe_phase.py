@@ -8,12 +8,22 @@ in the trajectory as a harness message and an agent message with role `<probe.ro
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from harnessx.envs.base import ProbeRequest
+from harnessx.harness.model import Harness
+from harnessx.models.client import ModelReply
+from harnessx.trajectory import Trajectory
 
-if TYPE_CHECKING:
-    from harnessx.agent.runtime import _Episode
+
+class ProbeHost(Protocol):
+    """What the probe phase needs from the episode that runs it (the runtime's episode)."""
+
+    harness: Harness
+    traj: Trajectory
+    step: int
+
+    async def ask(self, messages: list[dict], role: str, tools: bool = True) -> ModelReply: ...
 
 
 def probe_text(probe: ProbeRequest, harness_text: str) -> str:
@@ -26,7 +36,7 @@ def probe_text(probe: ProbeRequest, harness_text: str) -> str:
     return text
 
 
-async def read_only_probe(ep: "_Episode", probe: ProbeRequest) -> str:
+async def read_only_probe(ep: ProbeHost, probe: ProbeRequest) -> str:
     text = probe_text(probe, ep.harness.text(probe.component) if probe.component else "")
     messages = [{"role": "system", "content": probe.system}, {"role": "user", "content": text}]
     ep.traj.append("message", "harness", ep.step, role=f"{probe.role}_request", content=text)

@@ -7,13 +7,13 @@ repeated or resumed evaluation costs nothing for the rollouts it already finishe
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from harnessx import failpoints
+from harnessx.agent.keys import rollout_key, rollout_model_id
 from harnessx.agent.records import read_record
 from harnessx.agent.result import RolloutResult
 from harnessx.envs.base import Suite
@@ -24,18 +24,6 @@ from harnessx.tasks import Task
 from harnessx.trajectory import Trajectory
 
 ProgressFn = Callable[[RolloutResult], None]
-
-
-def rollout_key(harness: Harness, task: Task, seed: int, model: str, challenge: str | None = None) -> str:
-    task_digest = hashlib.sha256(task.model_dump_json().encode()).hexdigest()[:12]
-    raw = f"{harness.hash}|{task.id}|{task_digest}|{seed}|{model}" + (f"|challenge:{challenge}" if challenge else "")
-    return hashlib.sha256(raw.encode()).hexdigest()[:24]
-
-
-def rollout_model_id(model: ModelClient, suite: Suite, planner_model: ModelClient | None = None) -> str:
-    """The model part of a rollout key (a queue worker recomputes it to check it runs the search's setup)."""
-    model_id = f"{planner_model.identity}->{model.identity}" if planner_model else model.identity
-    return model_id + getattr(suite, "rollout_identity", "")  # e.g. retail's LLM user (not a solo rollout)
 
 
 class RolloutCache:

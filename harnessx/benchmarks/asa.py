@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from harnessx.agent.result import RolloutResult
+from harnessx.formatting.table import Table
 from harnessx.scoring import Judge, Scorecard, TaskScore, score_rollout
 from harnessx.scoring.objective import Objective
 from harnessx.tasks import Task
@@ -24,3 +25,6 @@ class ASA:
 
     def metrics(self, scores: list[TaskScore], tasks: list[Task]) -> dict[str, Any]:
         return Scorecard.from_scores(scores).to_dict()
+
+    def compare_tables(self, block: dict, n_resamples: int) -> list[Table]:
+        return []  # ASA's metrics are the comparison's generic table

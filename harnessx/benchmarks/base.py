@@ -2,8 +2,8 @@
 
 A benchmark's tasks come from a suite in `envs/registry` (so `--env` picks them everywhere) and
 carry `metadata["benchmark"] = <name>`; its rollouts run through the one runtime; this protocol
-adds what differs: the per-trial scorer, the aggregate metrics and the objectives a search may
-maximise. ASA's paired suites are the benchmark `asa` (the default for tasks without the key).
+adds what differs: the per-trial scorer, the aggregate metrics, the objectives a search may
+maximise and the tables a comparison report shows for it. ASA's paired suites are the benchmark `asa` (the default for tasks without the key).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Protocol, runtime_checkable
 
 from harnessx.agent.result import RolloutResult
+from harnessx.formatting.table import Table
 from harnessx.scoring.judges import Judge
 from harnessx.scoring.objective import Objective
 from harnessx.scoring.task_score import TaskScore
@@ -29,6 +30,11 @@ class Benchmark(Protocol):
 
     def metrics(self, scores: list[TaskScore], tasks: list[Task]) -> dict[str, Any]:
         """The benchmark's aggregate metrics, each with its valid n and an interval (JSON-able)."""
+        ...
+
+    def compare_tables(self, block: dict, n_resamples: int) -> list[Table]:
+        """The benchmark's own tables for one split of a comparison (`harnessx compare`): empty when
+        the block holds none of its values. `harnessx.report` adds them after the generic table."""
         ...
 
 

@@ -9,6 +9,7 @@ from harnessx.agent.records import result_mismatch
 from harnessx.agent.result import RolloutResult
 from harnessx.benchmarks.base import Benchmark
 from harnessx.errors import InputError
+from harnessx.formatting.table import Table
 from harnessx.scoring.judges import Judge
 from harnessx.scoring.objective import Objective
 from harnessx.scoring.task_score import TaskScore
@@ -69,3 +70,8 @@ def _all_objectives() -> tuple[tuple[str, Objective], ...]:
 def objectives() -> dict[str, Objective]:
     """Every objective of every benchmark, by name (names are unique across benchmarks)."""
     return dict(_all_objectives())
+
+
+def compare_tables(block: dict, n_resamples: int) -> list[Table]:
+    """Every benchmark's own tables for one split of a comparison, in registry order."""
+    return [table for name in BENCHMARKS for table in get_benchmark(name).compare_tables(block, n_resamples)]

@@ -31,6 +31,7 @@ from harnessx.cf.judge import AlignmentJudge, OverlapJudge
 from harnessx.cf.labels import Response, label
 from harnessx.cf.metrics import RESAMPLES, condition_metrics
 from harnessx.cf.trial import read_trial
+from harnessx.formatting.table import Table
 from harnessx.scoring.objective import Objective
 from harnessx.scoring.task_score import TaskScore
 from harnessx.tasks import Task
@@ -128,3 +129,11 @@ class CF:
         responses = [response_of(by_id[s.task_id], s) for s in mine if s.valid]
         out = condition_metrics(responses, dict(Counter(s.exclusion for s in mine if not s.valid)), n_resamples)
         return out | {"n_trials": len(mine), "condition": conditions.pop()}
+
+    def compare_tables(self, block: dict, n_resamples: int) -> list[Table]:
+        """Confident Fools' NAS / KIS per harness, when the comparison ran its items."""
+        if not any("cf" in b for b in block.get("benchmarks", {}).values()):
+            return []
+        from harnessx.cf.report import compare_tables
+
+        return compare_tables(block, n_resamples)

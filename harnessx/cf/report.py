@@ -12,9 +12,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from harnessx.errors import InputError  # noqa: E402
-from harnessx.report.document import Document, Figure  # noqa: E402
-from harnessx.report.cells import contrast, paired_title  # noqa: E402
-from harnessx.report.tables import Table, model_line, rate_cell  # noqa: E402
+from harnessx.formatting.cells import contrast, paired_title, rate_cell  # noqa: E402
+from harnessx.formatting.document import Document, Figure  # noqa: E402
+from harnessx.formatting.table import Table, model_line  # noqa: E402
 
 RESULT = "cf-eval.json"
 CONDITION_NAMES = {"search": "with search", "none": "without search"}

@@ -21,7 +21,7 @@ from harnessx.errors import InputError
 from harnessx.models import DEFAULT_MODEL
 from harnessx.search import PROPOSERS, Search, SearchConfig, objective_names
 from harnessx.search.objectives import get_objective
-from harnessx.search.acceptance import ACCEPTANCE
+from harnessx.search.rules import ACCEPTANCE
 from harnessx.search.breaker import ModelOutage
 from harnessx.search.planner import PlanConfig, plan as make_plan
 from harnessx.search.tracking import DEFAULT_MLFLOW_URI

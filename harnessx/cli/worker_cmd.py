@@ -33,7 +33,7 @@ def worker(
     wait: float = typer.Option(60.0, "--wait", min=0.0, help="Seconds to wait for the search to publish its setup."),
 ) -> None:
     """Join a running search (--executor queue) and run rollouts from its queue."""
-    from harnessx.agent.runner import rollout_model_id
+    from harnessx.agent.keys import rollout_model_id
     from harnessx.envs.registry import get_suite
     from harnessx.executors import ExecutorConfig, make_executor, suite_factory
     from harnessx.executors.rollout_queue import RolloutQueue, queue_name, worker_id

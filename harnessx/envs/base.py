@@ -16,25 +16,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, Field
 
 from harnessx.tasks import Task, ToolCall
-
-
-class ToolSpec(BaseModel):
-    name: str
-    description: str
-    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
-
-    def openai(self) -> dict[str, Any]:
-        return {"type": "function",
-                "function": {"name": self.name, "description": self.description, "parameters": self.parameters}}
-
-
-class AbandonSpec(BaseModel):
-    """How the harness lets the agent certify a deferral in this episode."""
-
-    mode: Literal["none", "file", "tool", "stop"]
-    file: str = "infeasible.md"
-    tool: str = "defer_task"
-    stop_token: str = "STOP:"
+from harnessx.tools import AbandonSpec, ToolSpec
 
 
 class StateChange(BaseModel):

@@ -13,6 +13,7 @@ import asyncio
 import time
 from typing import Any
 
+from harnessx.agent.keys import rollout_model_id
 from harnessx.agent.result import RolloutResult
 from harnessx.envs.base import Suite
 from harnessx.executors.base import ExecutorError, RolloutJob
@@ -33,8 +34,6 @@ class QueueExecutor:
         self.queue.publish(config)
         self.local_slots = workers
         self.local = InProcessExecutor(suite, model)
-        from harnessx.agent.runner import rollout_model_id  # the runner's key, for the local slots' setup check
-
         self.tasks, self.model_name = {t.id: t for t in suite.tasks()}, rollout_model_id(model, suite)
         self._waiting: dict[str, asyncio.Future] = {}
         self._known_keys: set[str] | None = None

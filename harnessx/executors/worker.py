@@ -13,6 +13,7 @@ import asyncio
 import time
 from dataclasses import dataclass
 
+from harnessx.agent.keys import rollout_key
 from harnessx.executors.base import Executor, ExecutorError, RolloutJob
 from harnessx.executors.rollout_queue import Claimed, RolloutQueue
 from harnessx.harness.model import Harness
@@ -61,8 +62,6 @@ class QueueWorker:
             await asyncio.sleep(self.queue.settings.poll_s)
 
     def job(self, attrs: dict) -> RolloutJob:
-        from harnessx.agent.runner import rollout_key  # the runner's key, recomputed here to check the setup
-
         task = self.tasks.get(attrs["task_id"])
         if task is None:
             raise ExecutorError(f"task {attrs['task_id']!r} is not in this worker's suite")

@@ -25,6 +25,7 @@ from typing import Any
 from harnessx.agent.result import RolloutResult
 from harnessx.feasigen.metrics import Outcome, by_dataset, completed_infeasible, fass, fcr, macro, sr
 from harnessx.feasigen.protocol import decision
+from harnessx.formatting.table import Table
 from harnessx.scoring.judges import Judge
 from harnessx.scoring.objective import Objective
 from harnessx.scoring.task_score import TaskScore
@@ -100,3 +101,11 @@ class FeasiGen:
                      completed_infeasible(g).to_dict(), "fass": fass(g).to_dict()} for d, g in groups.items()}
         avg = {m: macro({d: fn(g) for d, g in groups.items()}) for m, fn in (("sr", sr), ("fcr", fcr), ("fass", fass))}
         return {"datasets": table, "avg": avg}
+
+    def compare_tables(self, block: dict, n_resamples: int) -> list[Table]:
+        """FeasiGen's SR / FCR / FASS per harness, when the comparison measured them."""
+        if not any("fass" in v for v in block.get("values", {}).values()):
+            return []
+        from harnessx.feasigen.report import compare_values_table
+
+        return [compare_values_table(block)]

@@ -16,8 +16,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from harnessx.report.document import Document, Figure  # noqa: E402
-from harnessx.report.tables import Table, rate_cell  # noqa: E402
+from harnessx.formatting.cells import rate_cell  # noqa: E402
+from harnessx.formatting.document import Document, Figure  # noqa: E402
+from harnessx.formatting.table import Table  # noqa: E402
 
 
 def avg_cell(avg: dict) -> str:

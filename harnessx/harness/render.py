@@ -7,9 +7,9 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from harnessx.envs.base import AbandonSpec, ToolSpec
 from harnessx.harness.model import Harness
 from harnessx.models.toolcalls import tools_instruction
+from harnessx.tools import AbandonSpec, ToolSpec
 
 CATEGORIES = ["infeasible", "ambiguous", "trap"]
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from harnessx.agent.result import RolloutResult
+from harnessx.formatting.table import Table
 from harnessx.kapro.items import item_of
 from harnessx.kapro.metrics import Trial, kapro_metrics, trial_values
 from harnessx.kapro.objective import with_kas_shares
@@ -64,6 +65,14 @@ class Kapro:
 
     def metrics(self, scores: list[TaskScore], tasks: list[Task]) -> dict[str, Any]:
         return kapro_metrics(trials_of(scores, tasks))
+
+    def compare_tables(self, block: dict, n_resamples: int) -> list[Table]:
+        """KAPRO's values and real KAS, when the comparison measured them."""
+        if not any("j_know" in v for v in block.get("values", {}).values()):
+            return []
+        from harnessx.kapro.tables import compare_values_table
+
+        return [compare_values_table(block)]
 
 
 def trials_of(scores: list[TaskScore], tasks: list[Task]) -> list[Trial]:

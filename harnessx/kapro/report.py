@@ -9,9 +9,10 @@ from pathlib import Path
 from harnessx.errors import InputError
 from harnessx.kapro.metrics import QUADRANT_LABELS, QUADRANTS
 from harnessx.kapro.tables import kapro_tables
-from harnessx.report.document import Document, Figure
-from harnessx.report.plots import _save, plt
-from harnessx.report.tables import model_line
+from harnessx.formatting.document import Document, Figure
+from harnessx.formatting.figures import plt
+from harnessx.formatting.figures import save_figure as _save
+from harnessx.formatting.table import model_line
 
 RESULT = "kapro-eval.json"
 

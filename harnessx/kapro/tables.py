@@ -5,7 +5,7 @@ distractor deltas. Every cell carries its 95% bootstrap CI and valid n (trials).
 from __future__ import annotations
 
 from harnessx.kapro.metrics import QUADRANT_LABELS, QUADRANTS, SUBSPACES
-from harnessx.report.tables import Table
+from harnessx.formatting.table import Table
 
 BOOT = "95% percentile bootstrap CI over tasks (a task's seeds together); n = valid trials (task × seed: knowing parsed, acting ran)"
 

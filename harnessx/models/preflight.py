@@ -3,8 +3,8 @@
 A model that cannot answer (unknown provider or profile, closed port, malformed --api-base, missing
 or wrong credentials) must stop the command with one line naming the model, the base URL and the
 provider's own error, instead of running every rollout into a failure. Offline models are checked
-without a call: a `sim/<profile>` profile is loaded and schema-validated, a `scripted/<name>` must be
-registered. Any other model gets one tiny real call (one retry, a short timeout).
+without a call, by the check their provider registers (`register_preflight`): the simulator loads and
+schema-validates a `sim/<profile>` profile, a `scripted/<name>` must be registered. Any other model gets one tiny real call (one retry, a short timeout).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from urllib.parse import urlparse
 
 from harnessx.errors import InputError, ModelCallError
 from harnessx.models.client import ModelClient
+from harnessx.models.providers import preflight_check
 
 PREFLIGHT_TIMEOUT_S = 30.0
 _PASSED: set[tuple[str, str | None]] = set()  # (model, api_base) that answered in this process
@@ -35,15 +36,9 @@ async def preflight(client: ModelClient, timeout_s: float = PREFLIGHT_TIMEOUT_S)
     if key in _PASSED:
         return
     prefix, _, name = client.model.partition("/")
-    if prefix == "sim":
-        from harnessx.sim.profile import load_profile
-
-        load_profile(name)  # raises InputError naming the profile file and field
-    elif prefix == "scripted":
-        from harnessx.models.providers import _SCRIPTS
-
-        if name not in _SCRIPTS:
-            raise InputError("--model", f"no scripted model {name!r} is registered")
+    offline = preflight_check(prefix)  # registered by the provider (sim: its profile loads and validates)
+    if offline is not None:
+        offline(name)  # raises InputError naming the file and field
     else:
         probe = ModelClient(client.model, api_base=client.api_base, api_key=client.api_key,
                             timeout_s=min(timeout_s, client.timeout_s), max_retries=1, backoff_s=0.5,

@@ -20,6 +20,8 @@ import litellm
 from litellm import CustomLLM, ModelResponse
 from litellm.utils import custom_llm_setup
 
+from harnessx.errors import InputError
+
 T = TypeVar("T")
 Responder = Callable[[str, list[dict], list[dict], dict], dict]
 _RESPONDERS: dict[str, Responder] = {}
@@ -135,6 +137,20 @@ def is_registered(prefix: str) -> bool:
     return prefix in _RESPONDERS
 
 
+_PREFLIGHTS: dict[str, Callable[[str], None]] = {}
+
+
+def register_preflight(prefix: str, check: Callable[[str], None]) -> None:
+    """`check(name)` is the pre-flight of an offline `prefix/<name>` model: it raises (an InputError
+    naming the file and field) when the model cannot answer, without a call. A prefix with no check
+    registered gets one tiny real call (harnessx.models.preflight)."""
+    _PREFLIGHTS[prefix] = check
+
+
+def preflight_check(prefix: str) -> Callable[[str], None] | None:
+    return _PREFLIGHTS.get(prefix)
+
+
 # --- scripted provider (tests) -------------------------------------------------------------------
 _SCRIPTS: dict[str, Callable[[list[dict], list[dict], dict], dict]] = {}
 
@@ -145,6 +161,14 @@ def register_script(name: str, script: Callable[[list[dict], list[dict], dict], 
     if not is_registered("scripted"):
         register_provider("scripted", _scripted)
     return f"scripted/{name}"
+
+
+def _check_script(name: str) -> None:
+    if name not in _SCRIPTS:
+        raise InputError("--model", f"no scripted model {name!r} is registered")
+
+
+register_preflight("scripted", _check_script)
 
 
 def _scripted(model: str, messages: list[dict], tools: list[dict], metadata: dict) -> dict:

@@ -1,48 +1,21 @@
 """Tables built from the comparison and probe JSON, printable with rich and writable as Markdown.
 
 Every rate cell shows k/n, the percentage and its 95% interval; every metric cell its support n (the
-cells themselves are in `harnessx.report.cells`, re-exported here).
+cells and the table are in `harnessx.formatting`, re-exported here). A benchmark adds its own tables
+to a comparison through the benchmark registry; this module names none.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from rich.table import Table as RichTable
-
+from harnessx.benchmarks.registry import compare_tables as benchmark_compare_tables
 from harnessx.comparison.metrics import FAMILY_METRICS, METRICS
-from harnessx.report.cells import (contrast, diff_cell, mean_sd_cell, metric_cell, paired_title,  # noqa: F401
-                                   rate_cell, unpaired_diff_cell)
+from harnessx.formatting.cells import (contrast, diff_cell, mean_sd_cell, metric_cell, paired_title,  # noqa: F401
+                                       rate_cell, unpaired_diff_cell)
+from harnessx.formatting.table import Table, model_line  # noqa: F401
 from harnessx.probes.transitions import LABELS as TRANSITION_LABELS
 
 
-@dataclass(frozen=True)
-class Table:
-    title: str
-    headers: list[str]
-    rows: list[list[str]]
-    notes: list[str] = field(default_factory=list)
-
-    def rich(self) -> RichTable:
-        table = RichTable(*self.headers, title=self.title, caption="\n".join(self.notes) or None,
-                          title_justify="left", caption_justify="left")
-        for row in self.rows:
-            table.add_row(*row)
-        return table
-
-    def markdown(self) -> str:
-        esc = lambda cell: cell.replace("|", "\\|")  # noqa: E731
-        lines = [f"**{self.title}**", "", "| " + " | ".join(map(esc, self.headers)) + " |",
-                 "|" + "---|" * len(self.headers)]
-        lines += ["| " + " | ".join(map(esc, row)) + " |" for row in self.rows]
-        return "\n".join(lines + [""] + [f"_{n}_" for n in self.notes])
-
-
 # --- cells -------------------------------------------------------------------------------------
-def model_line(model: str, simulated: bool) -> str:
-    return f"model: {model}" + (" — SIMULATED agent (pipeline/demo output, not a model's result)" if simulated else "")
-
-
 MAX_EXCLUSION_NOTES = 12
 
 
@@ -76,15 +49,7 @@ def compare_tables(data: dict) -> list[Table]:
         tables.append(Table(split_title(block, data["seeds"]), ["metric", *labels], rows,
                             ["k/n, % and Wilson 95% CI; excl. = rollouts excluded (environment, model or judge "
                              "failures, tampered records, invalid tasks)", *exclusion_notes(block)]))
-        if any("j_know" in v for v in block.get("values", {}).values()):  # KAPRO's values and KAS
-            from harnessx.kapro.tables import compare_values_table
-            tables.append(compare_values_table(block))
-        if any("cf" in b for b in block.get("benchmarks", {}).values()):  # Confident Fools' NAS / KIS
-            from harnessx.cf.report import compare_tables as cf_compare_tables
-            tables += cf_compare_tables(block, data["n_resamples"])
-        if any("fass" in v for v in block.get("values", {}).values()):  # FeasiGen's SR / FCR / FASS
-            from harnessx.feasigen.report import compare_values_table as feasigen_table
-            tables.append(feasigen_table(block))
+        tables += benchmark_compare_tables(block, data["n_resamples"])  # each benchmark's own (KAPRO, CF, ...)
         if block["differences"]:
             diffs = block["differences"]
             tables.append(Table(paired_title(f"{block['split']} split: paired differences", diffs),

@@ -11,7 +11,8 @@ import random
 from collections.abc import Callable
 
 from harnessx.agent.result import RolloutResult
-from harnessx.agent.runner import Runner, rollout_key
+from harnessx.agent.keys import rollout_key
+from harnessx.agent.runner import Runner
 from harnessx.errors import HarnessXError
 from harnessx.evaluation import Evaluation, evaluate
 from harnessx.harness import Harness

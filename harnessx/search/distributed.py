@@ -10,18 +10,14 @@ rounds, and a rollout's result does not depend on where it ran.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from harnessx.envs.base import Suite
 from harnessx.executors import Executor, ExecutorConfig, make_executor, suite_factory
 from harnessx.executors.rollout_queue import encode_config, queue_name
 from harnessx.models.client import ModelClient
-
-if TYPE_CHECKING:
-    from harnessx.search.loop import SearchConfig
+from harnessx.search.config import SearchConfig
 
 
-def search_executor(config: "SearchConfig", suite: Suite, model: ModelClient, given_suite: bool) -> Executor:
+def search_executor(config: SearchConfig, suite: Suite, model: ModelClient, given_suite: bool) -> Executor:
     spec = ExecutorConfig(kind=config.executor, workers=config.workers, ray_address=config.ray_address,
                           storage=config.storage, queue_name=queue_name(config.run_name))
     factory = suite_factory(suite, None if given_suite else config.env, config.suite_options)

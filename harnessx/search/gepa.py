@@ -26,7 +26,7 @@ from harnessx.evaluation import Evaluation
 from harnessx.models.quiet import drained
 from harnessx.harness import Harness
 from harnessx.search.arena import Arena
-from harnessx.search.proposers.base import Proposal, RoundContext
+from harnessx.search.proposers.base import Proposal, Proposer, RoundContext
 from harnessx.search.traces import render_trajectory
 from harnessx.search.space import SearchSpace, enable
 from harnessx.tasks import Task
@@ -134,7 +134,7 @@ def optimize_with_gepa(arena: Arena, start: Harness, space: SearchSpace, budget:
     return result, [adapter.harness(c) for c in result.candidates]
 
 
-class GepaProposer:
+class GepaProposer(Proposer):
     """Each round: GEPA from the incumbent with one round's evaluation budget; its best new candidates
     (by GEPA's valset score) become the round's proposals."""
 

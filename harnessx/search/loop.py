@@ -15,74 +15,33 @@ from typing import Any, Protocol
 
 from harnessx.agent.result import RolloutResult
 from harnessx.agent.runner import RolloutCache, Runner
-from harnessx.agent.sampling import epoch_seeds
 from harnessx.agent.shared_cache import shared_cache
 from harnessx.envs.base import Suite
-from harnessx.envs.registry import DEFAULT_ENV, get_suite
+from harnessx.envs.registry import get_suite
 from harnessx.envs.subset import select_tasks
 from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness
-from harnessx.models.client import DEFAULT_MODEL, ModelClient
+from harnessx.models.client import ModelClient
 from harnessx.scoring import Judge
-from harnessx.search.acceptance import (SETTLE_STAGE, TAKES_ALPHA, AcceptanceRule, Verdict, incumbent_evaluation,
-                                        make_acceptance)
+from harnessx.search.acceptance import SETTLE_STAGE, AcceptanceRule, Verdict
 from harnessx.models.preflight import preflight
 from harnessx.search.arena import Arena, BudgetExhausted
 from harnessx.search.breaker import CircuitBreaker, ModelOutage
+from harnessx.search.config import SearchConfig
 from harnessx.search.uris import check_stores
 from harnessx.search.distributed import search_executor
 from harnessx.search.objectives import check_measured, get_objective
 from harnessx.search.proposers import Proposal, Proposer, RoundContext, make_proposer
 from harnessx.search.traces import failing
 from harnessx.search.rundir import RunDir
+from harnessx.search.rules import TAKES_ALPHA, make_acceptance
 from harnessx.search.space import load_space
-from harnessx.search.tracking import DEFAULT_MLFLOW_URI, MlflowTracker, OptunaLedger, open_parent, open_study
+from harnessx.search.tracking import MlflowTracker, OptunaLedger, open_parent, open_study
 from harnessx.tasks import suite_hash
 
 CHECKPOINT_VERSION = 1
 TRAJECTORIES_PER_CANDIDATE = 3
 HEADLINE = ("strict_sa", "relaxed_sa", "solve", "false_abstention", "joint")
-
-
-@dataclass
-class SearchConfig:
-    objective: str = "joint"
-    env: str = DEFAULT_ENV
-    model: str = DEFAULT_MODEL
-    api_base: str | None = None
-    proposer: str = "rules"
-    meta_model: str | None = None
-    accept: str = "paired"
-    rounds: int = 8
-    proposals: int = 3
-    epochs: int = 1
-    seed: int = 0
-    space: str = "default"
-    alpha: float = 0.05
-    name: str | None = None
-    runs_dir: str = "runs"
-    storage: str | None = None
-    tracking_uri: str | None = DEFAULT_MLFLOW_URI
-    max_rollouts: int | None = None
-    max_cost: float | None = None
-    concurrency: int = 8
-    executor: str = "asyncio"          # where rollouts run: asyncio | ray | queue (not part of the run's identity)
-    ray_address: str | None = None
-    workers: int | None = None         # ray: actors; queue: rollouts this process runs itself
-    suite_options: dict[str, Any] = field(default_factory=dict)  # e.g. tau2_dir, tasks_dir, sandbox
-    sources: int = 0  # only the first N sources of the search split (0 = all)
-    task_ids: list[str] = field(default_factory=list)  # only these task or source ids
-    temperature: float = 0.0  # the task agent's default sampling (a harness switch overrides it)
-    top_p: float | None = None
-    meta_api_base: str | None = None  # OpenAI-compatible server of the meta-model (e.g. harnessx local serve)
-
-    @property
-    def run_name(self) -> str:
-        return self.name or f"{self.objective}-{self.env}"
-
-    @property
-    def seeds(self) -> list[int]:
-        return epoch_seeds(self.seed, self.epochs)
 
 
 class Reporter(Protocol):
@@ -129,10 +88,12 @@ class Search:
         check_measured(self.objective, self.tasks, config.env)
         self.model = ModelClient(config.model, api_base=config.api_base, temperature=config.temperature,
                                  top_p=config.top_p)
+        if proposer is not None and not isinstance(proposer, Proposer):
+            raise TypeError(f"a proposer must derive from harnessx.search.proposers.Proposer, not {type(proposer).__name__}")
         self.proposer = proposer or make_proposer(config.proposer, meta_model=config.meta_model,
                                                   api_base=config.meta_api_base)
-        self.acceptance = acceptance or make_acceptance(config.accept, **(
-            {"alpha": config.alpha} if config.accept in TAKES_ALPHA else {}))
+        self.acceptance = make_acceptance(acceptance) if acceptance is not None else make_acceptance(
+            config.accept, **({"alpha": config.alpha} if config.accept in TAKES_ALPHA else {}))
         self.judge = judge
         self.reporter = reporter or SilentReporter()
         self.dir = RunDir(Path(config.runs_dir) / config.run_name)
@@ -145,8 +106,8 @@ class Search:
         c = self.config
         return {"objective": c.objective, "env": c.env, "suite_options": c.suite_options, "model": c.model,
                 "api_base": c.api_base,
-                "simulated": self.model.simulated, "proposer": getattr(self.proposer, "name", c.proposer),
-                "meta_model": c.meta_model, "accept": getattr(self.acceptance, "name", c.accept),
+                "simulated": self.model.simulated, "proposer": self.proposer.name or c.proposer,
+                "meta_model": c.meta_model, "accept": self.acceptance.name or c.accept,
                 "alpha": c.alpha, "rounds": c.rounds, "proposals": c.proposals, "epochs": c.epochs, "seeds": c.seeds,
                 "sources": c.sources, "task_ids": c.task_ids, "temperature": c.temperature, "top_p": c.top_p,
                 "suite_hash": suite_hash(self.tasks), "search_space": {"name": self.space.name, "digest": self.space.digest,
@@ -193,8 +154,7 @@ class Search:
         state["stop_reason"] = None  # a resumed search may have a larger budget
         arena.spent.update(state["spent"])
         history = self.dir.trim_ledger(state["round"])
-        if hasattr(self.acceptance, "restore"):  # a rule with memory (sequential) rebuilds it from the ledger
-            self.acceptance.restore(history)
+        self.acceptance.restore(history)  # a rule with memory (sequential, stack) rebuilds it from the ledger
         study = open_study(self.config.storage, self.dir / "optuna.log", self.config.run_name, self.objective.name)
         optuna_ledger = OptunaLedger(study, self.space)
         for key, value in {"objective": self.objective.name, "env": self.config.env, "model": self.config.model,
@@ -219,14 +179,14 @@ class Search:
         # the working incumbent, and the last one a rule confirmed (they differ only while `stack` explores)
         confirmed = Harness.load(self.dir / "harnesses" / f"{state.get('confirmed', state['incumbent'])}.yaml")
         r0_eval = await arena.evaluate(Harness.load(self.dir / "r0.yaml"))
-        inc_eval = await incumbent_evaluation(self.acceptance, incumbent, arena)
+        inc_eval = await self.acceptance.incumbent_evaluation(incumbent, arena)
 
         for round_no in range(state["round"] + 1, self.config.rounds + 1):
             ctx = RoundContext(round_no, self.objective, self.space, incumbent, inc_eval, tuple(history),
                                runner.trajectory, self.config.seed, arena)
             try:  # a proposer that evaluates (gepa) meets the same hard caps as the acceptance rule
                 proposals = self.proposer.propose(ctx, self.config.proposals)
-                dropped = list(getattr(self.proposer, "dropped", []))  # drafts the proposer refused, with reasons
+                dropped = list(self.proposer.dropped)  # drafts the proposer refused, with reasons
                 for reason in dropped:
                     self.reporter.note(f"round {round_no}: proposal dropped: {reason}")
                 if not proposals:
@@ -255,7 +215,7 @@ class Search:
                 self.reporter.note(f"stopping after round {round_no}: its stack could not be tested: {exc}")
             committed = committed or settled
             if committed or inc_eval.harness.hash != incumbent.hash:  # moved, committed, or back to the confirmed one
-                inc_eval = await incumbent_evaluation(self.acceptance, incumbent, arena)
+                inc_eval = await self.acceptance.incumbent_evaluation(incumbent, arena)
             state.update(incumbent=incumbent.hash, confirmed=confirmed.hash,
                          **({"incumbent_round": round_no} if committed else {}))
             best = max((v.evaluation for v in verdicts if v.stage == "full"),
@@ -281,8 +241,7 @@ class Search:
                       slot: int) -> tuple[Harness, Harness, bool]:
         """A rule that moves on unconfirmed edits (`stack`) tests them when due; its verdict is logged as
         one more row of the round. Returns (working incumbent, confirmed harness, committed)."""
-        settle = getattr(self.acceptance, "settle", None)
-        out = await settle(incumbent, confirmed, arena, round_no, final) if settle else None
+        out = await self.acceptance.settle(incumbent, confirmed, arena, round_no, final)
         if out is None:
             return incumbent, confirmed, False
         since = max((i for i, r in enumerate(history) if r["accepted"] or str(r["stage"]).startswith(SETTLE_STAGE)),

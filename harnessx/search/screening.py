@@ -29,16 +29,32 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from harnessx.harness import Harness
-from harnessx.search.acceptance import Paired, Verdict, _describe
+from harnessx.search.acceptance import Paired, Verdict, describe
 from harnessx.search.arena import Arena
+from harnessx.search.evalues import differences, max_wealth
 
-if TYPE_CHECKING:
-    from harnessx.search.sequential import Sequential
+
+class ScreenSettings(Protocol):
+    """What the screen reads of its rule (harnessx/search/sequential.py's `Sequential`)."""
+
+    alpha: float
+    cap: float
+    drop_p: float
+    early: bool
+    futility: float
+    extra_seeds: int
+    promising: float
+    rotate: bool
+    tested: set
+
+    def screen_size(self, n_all: int, k: int) -> int: ...
+
+    def rungs(self, n_all: int, paid: int) -> list[int]: ...
 
 
 def subset(paired: Paired, ids: list[str]) -> Paired:
@@ -56,9 +72,8 @@ def confirm_rungs(m: int, n_all: int) -> list[int]:
     return sizes + [n_all]
 
 
-async def judge_screened(rule: "Sequential", incumbent: Harness, proposals: list[Harness], arena: Arena) -> list[Verdict]:
-    from harnessx.search.sequential import differences, max_wealth
-
+async def judge_screened(rule: ScreenSettings, incumbent: Harness, proposals: list[Harness],
+                         arena: Arena) -> list[Verdict]:
     n_all, key, strata = len(arena.tasks), arena.objective.value_key, arena.objective.strata
     m = rule.screen_size(n_all, len(proposals))
     tasks = arena.rotated(max(arena.round - 1, 0) * m) if rule.rotate and m else arena.tasks
@@ -93,7 +108,7 @@ async def judge_screened(rule: "Sequential", incumbent: Harness, proposals: list
             return await _finish(verdicts, incumbent, arena, key, strata, len(proposals), tasks)
     challenger, conf_ids = proposals[chosen], order[m:]
     rule.tested.add((incumbent.hash, challenger.hash))
-    for size in confirm_rungs(m, n_all) if m else rule._rungs(n_all, 0):
+    for size in confirm_rungs(m, n_all) if m else rule.rungs(n_all, 0):
         inc, ev = await asyncio.gather(arena.evaluate_on(incumbent, tasks[:size]),
                                        arena.evaluate_on(challenger, tasks[:size]))
         paired = subset(Paired.of(ev, inc, key), conf_ids)
@@ -132,7 +147,7 @@ def _merge(a: Paired, b: Paired, tag: str) -> Paired:
                   {**a.strata, **{f"{t}@{tag}": v for t, v in b.strata.items()}})
 
 
-async def _test(rule: "Sequential", verdict: Verdict, paired: Paired, incumbent: Harness, challenger: Harness,
+async def _test(rule: ScreenSettings, verdict: Verdict, paired: Paired, incumbent: Harness, challenger: Harness,
                 arena: Arena, conf: list) -> None:
     """The test looks: the confirmation tasks, then (while promising) each extra seed on the same
     confirmation tasks `conf`, a one-sided sign-flip test at alpha / looks on all samples so far
@@ -171,7 +186,7 @@ async def _finish(verdicts: dict[int, Verdict], incumbent: Harness, arena: Arena
     inc = await arena.evaluate_on(incumbent, tasks[:max(len(v.evaluation.tasks) for v in verdicts.values())])
     for verdict in verdicts.values():
         p_value, p_adjusted, mean = verdict.p_value, verdict.p_adjusted, verdict.mean_diff
-        _describe(verdict, Paired.of(verdict.evaluation, inc, key), strata)
+        describe(verdict, Paired.of(verdict.evaluation, inc, key), strata)
         if p_value is not None:  # the test's own p (confirmation tasks only); screening verdicts keep none
             verdict.p_value, verdict.p_adjusted, verdict.mean_diff = p_value, p_adjusted, mean
     return [verdicts[i] for i in range(k)]

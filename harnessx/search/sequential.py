@@ -36,49 +36,17 @@ import asyncio
 import math
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from harnessx.errors import InputError
 from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness
-from harnessx.search.acceptance import Paired, Verdict, _describe
+from harnessx.search.acceptance import AcceptanceRule, Paired, Verdict, describe
 from harnessx.search.arena import Arena
-
-
-def bets(d: np.ndarray, cap: float = 0.9, prior: float = 0.25) -> np.ndarray:
-    """Predictable bets lambda_i in [0, cap]: Kelly's mean/second-moment ratio of d_1..d_{i-1}
-    (shrunk by a `prior` pseudo-second-moment), 0 while the running mean is not positive."""
-    if d.size == 0:
-        return d
-    s1 = np.concatenate([[0.0], np.cumsum(d)[:-1]])
-    s2 = np.concatenate([[0.0], np.cumsum(d * d)[:-1]])
-    return np.clip(s1 / (s2 + prior), 0.0, cap)
-
-
-def wealth_path(d: np.ndarray, cap: float = 0.9) -> np.ndarray:
-    """K_t for t = 1..n; bounded d in [-1, 1] and lambda < 1 keep every factor positive."""
-    return np.cumprod(1.0 + bets(d, cap) * d) if d.size else np.ones(0)
-
-
-def max_wealth(d: np.ndarray, cap: float = 0.9) -> float:
-    """sup_t K_t (1.0 for no data): an e-process, so 1 / max_wealth is an anytime-valid p-value."""
-    path = wealth_path(d, cap)
-    return float(max(1.0, path.max())) if path.size else 1.0
-
-
-def first_rung(n_all: int, share: float) -> int:
-    """The first rung (and the screen): `share` of the split, at least 8 tasks."""
-    return min(n_all, max(8, math.ceil(share * n_all)))
-
-
-def differences(paired: Paired, order: list[str], stratum: str | None = None) -> np.ndarray:
-    """Per-task differences in the arena's order (optionally of one stratum)."""
-    ids = [t for t in order if t in paired.per_task and (stratum is None or paired.strata[t] == stratum)]
-    return np.array([paired.per_task[t] - paired.other[t] for t in ids], dtype=float)
+from harnessx.search.evalues import differences, first_rung, max_wealth
+from harnessx.search.screening import judge_screened
 
 
 @dataclass
-class Sequential:
+class Sequential(AcceptanceRule):
     """Adaptive paired acceptance: betting e-process, early accept/drop, successive halving."""
 
     alpha: float = 0.05
@@ -94,6 +62,7 @@ class Sequential:
     promising: float = 0.3   # screen: ... when its p at the last look is below this
     rotate: bool = False     # screen: round r screens on the window (r - 1) * m tasks into the order
     name: str = "sequential"
+    takes_alpha = True
     tested: set = field(default_factory=set, repr=False)  # (incumbent, challenger) hashes confirmed so far
 
     def __post_init__(self) -> None:
@@ -115,7 +84,7 @@ class Sequential:
         m = self._first(n_all)
         return m if k > 1 and n_all > m else 0
 
-    def _rungs(self, n_all: int, paid: int) -> list[int]:
+    def rungs(self, n_all: int, paid: int) -> list[int]:
         limit = min(n_all, max(paid, 0) + max(self._first(n_all), math.ceil(self.max_share * n_all)))
         rungs, n = [], min(self._first(n_all), limit)
         while n < limit:
@@ -142,7 +111,6 @@ class Sequential:
 
     async def judge(self, incumbent: Harness, proposals: list[Harness], arena: Arena) -> list[Verdict]:
         if self.design == "screen":
-            from harnessx.search.screening import judge_screened
             return await judge_screened(self, incumbent, proposals, arena)
         n_all, k = len(arena.tasks), max(1, len(proposals))
         order = [t.id for t in arena.tasks]
@@ -150,7 +118,7 @@ class Sequential:
         strata = arena.objective.strata
         accept_at, drop_at = k / self.alpha, 1.0 / self.drop_p
         paid = {i: (arena.paid(p) if hasattr(arena, "paid") else 0) for i, p in enumerate(proposals)}
-        schedule = {i: self._rungs(n_all, paid[i]) for i in paid}
+        schedule = {i: self.rungs(n_all, paid[i]) for i in paid}
         verdicts: dict[int, Verdict] = {}
         alive, rung, winners = list(range(len(proposals))), 0, []
         while alive and not winners:
@@ -204,6 +172,6 @@ class Sequential:
         inc = await arena.evaluate(incumbent, max((len(v.evaluation.tasks) for v in verdicts.values()), default=1))
         for verdict in verdicts.values():
             p_value, p_adjusted = verdict.p_value, verdict.p_adjusted
-            _describe(verdict, Paired.of(verdict.evaluation, inc, key), strata)
+            describe(verdict, Paired.of(verdict.evaluation, inc, key), strata)
             verdict.p_value, verdict.p_adjusted = p_value, p_adjusted  # keep the anytime-valid ones
         return [verdicts[i] for i in range(len(proposals))]

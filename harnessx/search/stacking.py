@@ -37,23 +37,14 @@ import numpy as np
 from harnessx.errors import InputError
 from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness
-from harnessx.search.acceptance import SETTLE_STAGE, Paired, Verdict, _describe
+from harnessx.search.acceptance import SETTLE_STAGE, AcceptanceRule, Paired, Settlement, Verdict, describe
 from harnessx.search.arena import Arena
 from harnessx.search.screening import confirm_rungs, subset, vetoed_strata
-from harnessx.search.sequential import differences, first_rung, max_wealth
-
-
-@dataclass(frozen=True)
-class Settlement:
-    """A stack's test against the confirmed harness."""
-
-    challenger: Harness  # the working incumbent that was tested
-    verdict: Verdict     # accepted = committed
-    incumbent: Harness   # the working incumbent from now on: the stack if committed, else the confirmed harness
+from harnessx.search.evalues import differences, first_rung, max_wealth
 
 
 @dataclass
-class Stacking:
+class Stacking(AcceptanceRule):
     """Unconfirmed moves on a screening window; a stack of them accepted only by a test at alpha."""
 
     alpha: float = 0.05
@@ -63,6 +54,7 @@ class Stacking:
     futility: float = 0.0  # a settlement look stops the stack when its mean difference is <= this
     cap: float = 0.9       # largest bet of the e-values
     name: str = "stack"
+    takes_alpha = True
     window: int = 0        # the window is the window-th block of the order (see `restore`)
     confirmed: str | None = None  # hash of the last confirmed harness (None: the first incumbent judged)
     tested: set = field(default_factory=set, repr=False)  # (confirmed, stack) hashes settled so far
@@ -122,7 +114,7 @@ class Stacking:
         for proposal, ev in zip(proposals, evals):
             paired = Paired.of(ev, inc, key)
             verdict = Verdict(ev, stage)
-            _describe(verdict, paired, strata)
+            describe(verdict, paired, strata)
             d = differences(paired, ids)
             verdict.mean_diff = float(d.mean()) if d.size else 0.0
             verdict.p_value = verdict.p_adjusted = None  # a screen selects; it tests nothing
@@ -182,7 +174,7 @@ class Stacking:
             else:
                 continue
             break
-        _describe(verdict, paired, strata)  # once, on the last look's tasks (its p is the test's own)
+        describe(verdict, paired, strata)  # once, on the last look's tasks (its p is the test's own)
         self.confirmed = working.hash if verdict.accepted else confirmed.hash
         if not verdict.accepted:
             verdict.undecided = (verdict.mean_diff or 0.0) > 0

@@ -23,13 +23,13 @@ report with `P(feasible) = p`; a neutral reconsideration request after the run (
 probe) is answered by standing by, withdrawing a certified deferral, or certifying a seen blocker.
 """
 
-from harnessx.models.providers import register_identity, register_provider
+from harnessx.models.providers import register_identity, register_preflight, register_provider
 from harnessx.sim.cues import cue_table
-from harnessx.sim.ground_truth import GroundTruth, ground_truth
 from harnessx.sim.profile import Profile, load_profile, profile_names, register_profile
 from harnessx.sim.responder import respond
 
 register_provider("sim", respond)
+register_preflight("sim", load_profile)  # raises InputError naming the profile file and field
 register_identity("sim", lambda name: f"{load_profile(name).behaviour_digest}.{cue_table().version}")
 
-__all__ = ["GroundTruth", "Profile", "ground_truth", "load_profile", "profile_names", "register_profile", "respond"]
+__all__ = ["Profile", "load_profile", "profile_names", "register_profile", "respond"]

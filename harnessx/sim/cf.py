@@ -27,7 +27,7 @@ import yaml
 
 from harnessx.sim.conversation import Conversation
 from harnessx.sim.cues import active_cues, cue_table, shifts
-from harnessx.sim.policy import Move
+from harnessx.sim.moves import Move
 from harnessx.sim.profile import Profile, stable_seed
 
 SEARCH_TOOL = "web_search"

@@ -21,7 +21,7 @@ import yaml
 
 from harnessx.sim import speech
 from harnessx.sim.conversation import _assistant_calls
-from harnessx.sim.policy import Context, Move, abstain, evidence_seen_after, why
+from harnessx.sim.moves import Context, Move, abstain, evidence_seen_after, why
 
 PROBE_FILE = Path(__file__).parent / "probes.yaml"
 

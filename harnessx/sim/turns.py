@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from harnessx.sim import parallel, speech
 from harnessx.sim.decision import rate
+from harnessx.sim.moves import Context, Move, abstain, combined_shifts, why
 from harnessx.sim.plan import Call, altered
-from harnessx.sim.policy import Context, Move, _add, abstain, why
 
 
 def turn_index(ctx: Context) -> int:
@@ -88,7 +88,7 @@ def _after_check(ctx: Context, turn: int, deferred: bool) -> Move | None:
         return None
     if d.recognize and d.act and d.certify and not d.delegate:
         return None
-    if d.u_repair < rate(ctx.profile, "repair_on_check", _add(ctx)):
+    if d.u_repair < rate(ctx.profile, "repair_on_check", combined_shifts(ctx)):
         reason = why(ctx, d.correct)
         return abstain(ctx, reason, True, speech.recognition(ctx.side, reason))
     return None

@@ -8,10 +8,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 from harnessx.envs.toy import ToySuite
 from harnessx.search import Search, SearchConfig
-from harnessx.search.proposers import Proposal
+from harnessx.search.proposers import Proposal, Proposer
 
 
-class GreedyEvaluator:
+class GreedyEvaluator(Proposer):
     """Evaluates many fresh candidates per round, far beyond one round's share of the plan."""
 
     name = "greedy-evaluator"

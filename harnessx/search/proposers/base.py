@@ -1,10 +1,11 @@
-"""The proposer protocol: K candidate harnesses per round from the incumbent and the history."""
+"""The proposer seam: K candidate harnesses per round from the incumbent and the history."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from harnessx.agent.result import RolloutResult
 from harnessx.evaluation import Evaluation
@@ -63,10 +64,15 @@ class RoundContext:
         return {h for h, row in last.items() if row.get("undecided") and row.get("stage") != "full"}
 
 
-@runtime_checkable
-class Proposer(Protocol):
-    name: str
+class Proposer(ABC):
+    """The seam of a proposer: what the search loop reads of it, declared here with its defaults.
 
+    A proposer defines `name` and `propose`; `dropped` (the drafts its last `propose` refused, with
+    reasons, which the loop reports) defaults to none."""
+
+    name: str = ""
+    dropped: Sequence[str] = ()
+
+    @abstractmethod
     def propose(self, ctx: RoundContext, k: int) -> list[Proposal]:
         """Up to k proposals, each a harness not evaluated before in this search."""
-        ...

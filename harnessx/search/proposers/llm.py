@@ -22,7 +22,7 @@ from dspy.utils.exceptions import AdapterParseError
 from harnessx.errors import ModelCallError
 from harnessx.harness import COMPONENTS, Harness
 from harnessx.models.failures import classify
-from harnessx.search.proposers.base import Proposal, RoundContext
+from harnessx.search.proposers.base import Proposal, Proposer, RoundContext
 from harnessx.search.traces import failing
 
 MAX_FAILURES = 4
@@ -60,7 +60,7 @@ class ProposeHarnessEdit(dspy.Signature):
     edit: HarnessEdit = dspy.OutputField()
 
 
-class LLMProposer:
+class LLMProposer(Proposer):
     name = "llm"
 
     def __init__(self, meta_model: str | dspy.LM, temperature: float = 1.0, api_base: str | None = None,

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import optuna
 
 from harnessx.harness import Harness
-from harnessx.search.proposers.base import Proposal, RoundContext
+from harnessx.search.proposers.base import Proposal, Proposer, RoundContext
 from harnessx.search.space import SwitchGroup, contains, stable_seed
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -26,7 +26,7 @@ SHARE_OF_TOP = 0.25  # failure modes at least this share of the dominant one get
 SAMPLER_TRIES = 8
 
 
-class RulesProposer:
+class RulesProposer(Proposer):
     name = "rules"
 
     def propose(self, ctx: RoundContext, k: int) -> list[Proposal]:

@@ -1,0 +1,30 @@
+"""The acceptance rules by name (`--accept`): the registry the loop and the CLI build a rule from.
+
+The base class (harnessx/search/acceptance.py) never imports this module; a new rule is a module
+with an `AcceptanceRule` subclass and one entry here.
+"""
+
+from __future__ import annotations
+
+from harnessx.errors import InputError
+from harnessx.search.acceptance import AcceptanceRule
+from harnessx.search.greedy import Greedy
+from harnessx.search.racing import PairedRacing
+from harnessx.search.sequential import Sequential
+from harnessx.search.stacking import Stacking
+
+ACCEPTANCE: dict[str, type[AcceptanceRule]] = {"greedy": Greedy, "paired": PairedRacing, "sequential": Sequential,
+                                               "stack": Stacking}
+TAKES_ALPHA = tuple(name for name, rule in ACCEPTANCE.items() if rule.takes_alpha)
+
+
+def make_acceptance(rule: str | AcceptanceRule, **options) -> AcceptanceRule:
+    """A rule object, or its name: `greedy`, `paired`, `sequential` or `stack`, built with `options`."""
+    if isinstance(rule, AcceptanceRule):
+        return rule
+    if not isinstance(rule, str):
+        raise TypeError(f"an acceptance rule must derive from harnessx.search.acceptance.AcceptanceRule, "
+                        f"not {type(rule).__name__}")
+    if rule not in ACCEPTANCE:
+        raise InputError("--accept", f"unknown acceptance rule {rule!r}", f"one of {', '.join(ACCEPTANCE)}")
+    return ACCEPTANCE[rule](**options)

@@ -1,0 +1,80 @@
+"""The search's seams: every registered acceptance rule derives from `AcceptanceRule` and every
+proposer from `Proposer`, which declare each hook the search loop calls with a default, so a rule
+that defines only `judge` (a proposer only `propose`) runs in the loop; anything else is refused."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+
+import pytest
+
+from harnessx.search import Search, SearchConfig
+from harnessx.search.acceptance import AcceptanceRule, Verdict
+from harnessx.search.proposers import PROPOSERS, Proposer, make_proposer
+from harnessx.search.rules import ACCEPTANCE, TAKES_ALPHA, make_acceptance
+from test_search_acceptance import FakeArena, evaluation, make_tasks
+
+HOOKS = ("judge", "restore", "incumbent_evaluation", "settle")  # what harnessx/search/loop.py calls
+
+
+@pytest.mark.parametrize("name", sorted(ACCEPTANCE))
+def test_every_registered_rule_fills_the_seam(name):
+    rule = make_acceptance(name, **({"alpha": 0.05} if name in TAKES_ALPHA else {}))
+    assert isinstance(rule, AcceptanceRule) and rule.name == name
+    for hook in HOOKS:
+        assert callable(getattr(rule, hook)), hook
+        assert hook in vars(AcceptanceRule), f"{hook} is not declared on the base"
+
+
+def test_the_base_declares_judge_abstract_and_defaults_the_other_hooks():
+    assert AcceptanceRule.__abstractmethods__ == frozenset({"judge"})
+
+    class OnlyJudge(AcceptanceRule):
+        name = "only-judge"
+
+        async def judge(self, incumbent, proposals, arena):
+            inc = await arena.evaluate(incumbent)
+            return [Verdict(inc, "full") for _ in proposals]
+
+    tasks = make_tasks(10)
+    inc = evaluation("inc", tasks, [1] * 10, [0] * 10)
+    arena = FakeArena({inc.harness.hash: inc})
+    rule = OnlyJudge()
+    assert rule.restore([{"round": 0, "hash": "x"}]) is None
+    seen = asyncio.run(rule.incumbent_evaluation(inc.harness, arena))
+    assert seen.scorecard.joint.n == len(arena.tasks)  # the full split
+    assert asyncio.run(rule.settle(inc.harness, inc.harness, arena, 1, True)) is None
+    assert inspect.iscoroutinefunction(AcceptanceRule.settle)
+
+
+class DuckRule:
+    name = "duck"
+
+    async def judge(self, incumbent, proposals, arena):
+        return []
+
+
+class DuckProposer:
+    name = "duck"
+
+    def propose(self, ctx, k):
+        return []
+
+
+def test_an_object_outside_the_seam_is_refused(tmp_path):
+    with pytest.raises(TypeError, match="AcceptanceRule"):
+        make_acceptance(DuckRule())
+    config = SearchConfig(env="toy", runs_dir=str(tmp_path), tracking_uri=None)
+    with pytest.raises(TypeError, match="AcceptanceRule"):
+        Search(config, acceptance=DuckRule())
+    with pytest.raises(TypeError, match="Proposer"):
+        Search(config, proposer=DuckProposer())
+
+
+@pytest.mark.parametrize("name", PROPOSERS)
+def test_every_proposer_fills_the_seam(name):
+    proposer = make_proposer(name, meta_model="openai/unused")
+    assert isinstance(proposer, Proposer) and proposer.name == name
+    assert list(proposer.dropped) == []  # nothing refused before the first round
+    assert Proposer.__abstractmethods__ == frozenset({"propose"})
