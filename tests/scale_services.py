@@ -3,7 +3,9 @@ instance per module, a fixed-latency simulated model, and suites whose environme
 worker dies on purpose.
 
 PostgreSQL comes from `HARNESSX_PG_URL` (`.ci/run` starts one with `.ci/postgres.sh` and exports
-it). Without it these tests skip locally and fail under CI.
+it). Without it, or without the [postgres] extra, these tests skip, and fail under
+HARNESSX_REQUIRE_POSTGRES=1; the Ray ones skip without the [ray] extra, and fail under
+HARNESSX_REQUIRE_RAY=1.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from conftest import require
 
 from harnessx.envs.toy import ToyEnv, ToySuite
 
@@ -30,22 +33,14 @@ def fixed_latency_model(tmp: Path, latency_s: float = LATENCY_S) -> str:
     return f"sim/{path}"
 
 
-def _admin_url() -> str:
-    url = os.environ.get(PG_ENV)
-    if not url:
-        if os.environ.get("CI"):
-            pytest.fail(f"{PG_ENV} is not set: .ci/run starts PostgreSQL with .ci/postgres.sh and exports it")
-        pytest.skip(f"{PG_ENV} is not set (start a server with `bash .ci/postgres.sh` and export the URL it prints)")
-    return url
-
-
 @pytest.fixture
 def pg_databases():
     """Makes fresh, empty PostgreSQL databases (one per store: Optuna and MLflow each keep their own
     alembic version table); all are dropped after the test."""
+    require("postgres")  # the [postgres] extra and a server at HARNESSX_PG_URL, asked before importing psycopg
     import psycopg
 
-    admin = _admin_url()
+    admin = os.environ[PG_ENV]
     made: list[str] = []
 
     def make() -> str:
@@ -70,9 +65,8 @@ def pg_url(pg_databases):
 @pytest.fixture(scope="module")
 def ray_local():
     """A private local Ray with 4 logical CPUs (rollouts mostly wait on the model), stopped after the module."""
-    ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
-    import ray.cloudpickle
-
+    require("ray")
+    import ray.cloudpickle  # binds `ray` too
     import scale_services
 
     ray.cloudpickle.register_pickle_by_value(scale_services)  # the test suites below, on Ray's workers

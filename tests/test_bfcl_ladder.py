@@ -9,9 +9,9 @@ blocked one are worked as usual) and the reason to name the withheld function or
 
 from __future__ import annotations
 
-import pytest
+from conftest import require
 
-pytest.importorskip("bfcl_eval", reason="needs: pip install --no-deps bfcl-eval==2026.3.23 mpmath")
+require("bfcl")  # before the imports below: they import bfcl_eval
 
 from harnessx.agent.runtime import run_rollout  # noqa: E402
 from harnessx.envs.bfcl.build import entry_task  # noqa: E402

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from conftest import require
 
-pytest.importorskip("bfcl_eval", reason="needs: pip install --no-deps bfcl-eval==2026.3.23 mpmath")
+require("bfcl")  # before the imports below: they import bfcl_eval
 
 from harnessx.agent.runner import Runner  # noqa: E402
 from harnessx.envs.bfcl.suite import BfclSuite  # noqa: E402

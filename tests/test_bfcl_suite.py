@@ -5,9 +5,10 @@ from __future__ import annotations
 import sys
 
 import pytest
+from conftest import require
 from typer.testing import CliRunner
 
-pytest.importorskip("bfcl_eval", reason="needs: pip install --no-deps bfcl-eval==2026.3.23 mpmath")
+require("bfcl")  # before the imports below: they import bfcl_eval
 
 from harnessx.cli.main import app  # noqa: E402
 from harnessx.envs.base import AbandonSpec  # noqa: E402

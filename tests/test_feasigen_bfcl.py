@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from conftest import require
 
 from harnessx.envs.registry import SUITES, get_suite
 from harnessx.feasigen.check import replay
@@ -17,7 +18,7 @@ pytestmark = pytest.mark.skipif("bfcl" not in SUITES, reason="the BFCL environme
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    pytest.importorskip("bfcl_eval", reason="needs bfcl-eval (pip install --no-deps bfcl-eval==2026.3.23 mpmath)")
+    require("bfcl")
     out = tmp_path_factory.mktemp("fgbfcl") / "suite"
     suite = get_suite("bfcl")
     manifest = asyncio.run(build(suite, BuildConfig(env="bfcl", out=str(out), limit=12)))

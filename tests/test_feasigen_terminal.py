@@ -14,7 +14,7 @@ from harnessx.feasigen.check import mechanical_check, replay
 from harnessx.feasigen.protocol import binaries
 from harnessx.tasks import ToolCall
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap (apt-get install -y bubblewrap)")
+pytestmark = pytest.mark.requires("bwrap")
 
 
 @pytest.fixture(scope="module")

@@ -3,20 +3,16 @@ round of the `llm` proposer (DSPy) against the model served by `harnessx local s
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import pytest
 import yaml
 
 from harnessx.harness import load_preset
-from harnessx.local.weights import INSTALL_HINT, missing_packages
 from harnessx.trajectory import Trajectory
 
-MISSING = missing_packages() + [m for m in ("uvicorn", "fastapi", "sse_starlette", "starlette_context")
-                                if importlib.util.find_spec(m) is None]
 pytestmark = [pytest.mark.realmodel, pytest.mark.slow,
-              pytest.mark.skipif(bool(MISSING), reason=f"real-model tests need {MISSING}: {INSTALL_HINT}")]
+              pytest.mark.requires("local-server")]
 OFFERED = {"get_setting", "set_setting", "defer_task"}
 
 

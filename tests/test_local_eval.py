@@ -12,12 +12,11 @@ from harnessx.agent.runner import RolloutCache, Runner
 from harnessx.envs.registry import get_suite
 from harnessx.harness import load_preset
 from harnessx.local.fewshot import tool_call_examples
-from harnessx.local.weights import INSTALL_HINT, missing_packages
 from harnessx.models.client import ModelClient, parse_text_tool_call
 from harnessx.scoring import Scorecard, score_rollout
 
 pytestmark = [pytest.mark.realmodel,
-              pytest.mark.skipif(bool(missing_packages()), reason=f"real-model tests need {missing_packages()}: {INSTALL_HINT}")]
+              pytest.mark.requires("local")]
 
 
 def text_tool_harness():

@@ -7,11 +7,10 @@ import asyncio
 import pytest
 
 from harnessx.errors import ModelCallError
-from harnessx.local.weights import INSTALL_HINT, missing_packages
 from harnessx.models.client import ModelClient
 
 pytestmark = [pytest.mark.realmodel,
-              pytest.mark.skipif(bool(missing_packages()), reason=f"real-model tests need {missing_packages()}: {INSTALL_HINT}")]
+              pytest.mark.requires("local")]
 
 MESSAGES = [{"role": "system", "content": "You are a terse assistant."},
             {"role": "user", "content": "Name one colour."}]

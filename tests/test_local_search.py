@@ -11,10 +11,9 @@ import yaml
 from harnessx.envs.toy import ToySuite
 from harnessx.harness import load_preset
 from harnessx.local.fewshot import tool_call_examples
-from harnessx.local.weights import INSTALL_HINT, missing_packages
 
 pytestmark = [pytest.mark.realmodel, pytest.mark.slow,
-              pytest.mark.skipif(bool(missing_packages()), reason=f"real-model tests need {missing_packages()}: {INSTALL_HINT}")]
+              pytest.mark.requires("local")]
 ALL_MODES = ["error", "fabricated", "deferred_without_certified_action", "proceeded", "wrong_reason",
              "false_abstention", "wrong_result"]
 

@@ -3,17 +3,12 @@ LiteLLM's `openai/<name>` with `api_base` on loopback (the same path as vLLM or 
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 
-from harnessx.local.weights import INSTALL_HINT, missing_packages
 from harnessx.models.client import ModelClient
 
-MISSING = missing_packages() + [m for m in ("uvicorn", "fastapi", "sse_starlette", "starlette_context")
-                                if importlib.util.find_spec(m) is None]
 pytestmark = [pytest.mark.realmodel, pytest.mark.slow,
-              pytest.mark.skipif(bool(MISSING), reason=f"server tests need {MISSING}: {INSTALL_HINT}")]
+              pytest.mark.requires("local-server")]
 
 TOOLS = [{"type": "function", "function": {
     "name": "get_user_details", "description": "Get a customer's profile.",

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import socket
 import urllib.error
 import urllib.request
 
 import pytest
 
-from harnessx.local.weights import INSTALL_HINT, missing_packages
 from harnessx.models.client import ModelClient
 
-MISSING = missing_packages() + [m for m in ("uvicorn", "fastapi", "sse_starlette", "starlette_context")
-                                if importlib.util.find_spec(m) is None]
 pytestmark = [pytest.mark.realmodel,
-              pytest.mark.skipif(bool(MISSING), reason=f"server tests need {MISSING}: {INSTALL_HINT}")]
+              pytest.mark.requires("local-server")]
 
 
 async def test_server_answers_a_chat_call_through_model_client_and_stops():

@@ -6,7 +6,6 @@ error for the search, not a silent re-run; a resumed search takes finished rollo
 from __future__ import annotations
 
 import asyncio
-import shutil
 import threading
 import time
 
@@ -101,7 +100,7 @@ def slow_solve(messages, tools, metadata):
     return {"content": "Done."}
 
 
-@pytest.mark.skipif(not shutil.which("bwrap") and not shutil.which("unshare"), reason="no sandbox")
+@pytest.mark.requires("sandbox")
 def test_a_terminal_step_longer_than_the_grace_keeps_its_heartbeat(tmp_path, pg_url):
     # the worker's heartbeat runs on the event loop the rollout shares: a sandbox command that held
     # the loop for longer than the grace period (2 s here) would have its rollout failed as stale by

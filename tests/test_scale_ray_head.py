@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import require
 
 from harnessx.errors import InputError
 from harnessx.executors.ray_pool import join_cluster
@@ -72,7 +73,7 @@ def _stop(head: subprocess.Popen) -> None:
 @pytest.fixture
 def ray_head():
     """`ray start --head --block` on 127.0.0.1 with 2 CPUs: (address, token, session logs dir)."""
-    pytest.importorskip("ray", reason="the [ray] extra is not installed")
+    require("ray")
     ports = dict(zip(RAY_PORT_OPTIONS, _free_ports(len(RAY_PORT_OPTIONS))))
     temp = Path(tempfile.mkdtemp(prefix="hxray"))  # short: Ray's socket paths must stay under 108 bytes
     token = secrets.token_hex(32)
@@ -142,6 +143,7 @@ class _RefusingRay:
 
 
 def test_a_cluster_refusing_the_search_is_one_clear_error_naming_the_fix():
+    require("ray")
     from ray.exceptions import AuthenticationError
 
     with pytest.raises(InputError) as refused:

@@ -11,8 +11,9 @@ earlier call's result shows waits for that result; text tool format stays one ca
 from __future__ import annotations
 
 import pytest
+from conftest import require
 
-pytest.importorskip("bfcl_eval", reason="needs: pip install --no-deps bfcl-eval==2026.3.23 mpmath")
+require("bfcl")  # before the imports below: they import bfcl_eval
 
 from harnessx.agent.runner import Runner  # noqa: E402
 from harnessx.agent.runtime import run_rollout  # noqa: E402

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import shutil
 from collections import Counter
 
 import pytest
@@ -23,7 +22,7 @@ from harnessx.envs.terminal.env import TerminalEnv, spec_for
 from harnessx.envs.terminal.suite import TerminalSuite
 from harnessx.tasks import ToolCall, suite_hash
 
-SANDBOXED = pytest.mark.skipif(not shutil.which("bwrap") and not shutil.which("unshare"), reason="no sandbox")
+SANDBOXED = pytest.mark.requires("sandbox")
 TASKS = TerminalSuite().tasks()
 BLOCKED = [t for t in TASKS if not t.feasible]
 SAMPLE = [t for t in TASKS if t.feasible and re.search(r"-0[01]$", t.id)]

@@ -4,7 +4,6 @@ file (agent vs harness), forbidden changes, and whole rollouts through the runti
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
 
 import pytest
@@ -23,7 +22,7 @@ from harnessx.models.providers import register_script
 from harnessx.tasks import ToolCall
 from test_terminal_sandbox import docker_or_skip
 
-pytestmark = pytest.mark.skipif(not shutil.which("bwrap") and not shutil.which("unshare"), reason="no sandbox")
+pytestmark = pytest.mark.requires("sandbox")
 
 TEST = "from pathlib import Path\n\ndef test_answer():\n    assert Path('/app/answer.txt').read_text().strip() == '42'\n"
 BLOCKED = """

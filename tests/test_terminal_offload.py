@@ -14,6 +14,7 @@ import threading
 import time
 
 import pytest
+from conftest import require
 
 from harnessx.envs.base import AbandonSpec
 from harnessx.envs.terminal.env import TerminalEnv
@@ -23,7 +24,7 @@ from harnessx.envs.terminal.sandbox.base import Running, kill_launcher
 from test_terminal_env import bash, make_task
 from test_terminal_sandbox import docker_or_skip
 
-pytestmark = pytest.mark.skipif(not shutil.which("bwrap") and not shutil.which("unshare"), reason="no sandbox")
+pytestmark = pytest.mark.requires("sandbox")
 
 SLOW_TEST = ("import time\nfrom pathlib import Path\n\ndef test_answer():\n    time.sleep(1.5)\n"
              "    assert Path('/app/answer.txt').read_text().strip() == '42'\n")
@@ -102,8 +103,10 @@ def test_commands_and_the_verifier_leave_the_event_loop_free(tmp_path):
 def test_a_cancelled_command_is_killed_in_the_sandbox(tmp_path, sandbox):
     if sandbox == "docker":
         docker_or_skip()
-    elif not shutil.which(sandbox) or (sandbox == "unshare" and os.geteuid() != 0):
-        pytest.skip(f"no {sandbox} here")
+    elif sandbox == "bwrap":
+        require("bwrap")
+    elif not shutil.which(sandbox) or os.geteuid() != 0:
+        pytest.skip(f"no {sandbox} here (it runs as root only)")
     task = to_task(load_spec(make_task(tmp_path)))
     env = TerminalEnv(sandbox)
 

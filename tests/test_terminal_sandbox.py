@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from conftest import require
 
 from harnessx.envs.terminal.sandbox import Layout, Limits, make_sandbox
 from harnessx.errors import EnvironmentFailure, InputError
@@ -30,12 +31,11 @@ def available() -> list[str]:
 
 
 def docker_or_skip():
-    """A docker sandbox, or a skip when no engine or no base image (`bash .ci/docker.sh` makes both)."""
-    try:
-        sandbox = make_sandbox("docker")
-        sandbox.pick_image(None)
-    except EnvironmentFailure as exc:
-        pytest.skip(f"docker backend unavailable: {exc}")
+    """A docker sandbox, or a skip when no engine or no base image (`bash .ci/docker.sh` makes both);
+    a failure instead under HARNESSX_REQUIRE_DOCKER=1."""
+    require("docker")
+    sandbox = make_sandbox("docker")
+    sandbox.pick_image(None)
     return sandbox
 
 

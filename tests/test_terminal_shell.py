@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import uuid
 
 import pytest
@@ -29,7 +28,7 @@ from harnessx.tasks import ToolCall
 from test_terminal_env import make_task
 from test_terminal_sandbox import assert_escapes_fail, available, docker_or_skip, host_server, layout  # noqa: F401
 
-pytestmark = pytest.mark.skipif(not shutil.which("bwrap") and not shutil.which("unshare"), reason="no sandbox")
+pytestmark = pytest.mark.requires("sandbox")
 
 
 def backends():

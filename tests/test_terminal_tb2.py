@@ -10,17 +10,22 @@ Episodes run two at a time, longest first.
 
 from __future__ import annotations
 
+import asyncio
 import json
-import shutil
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from conftest import require
 
+from harnessx.envs.base import AbandonSpec
 from harnessx.envs.terminal import hosting
-from harnessx.envs.terminal.checks import check, start_checks
+from harnessx.envs.terminal.checks import Outcome, check
+from harnessx.envs.terminal.env import TerminalEnv
 from harnessx.envs.terminal.loader import load_dir, load_spec
 
 pytestmark = [pytest.mark.shared,
-              pytest.mark.skipif(not shutil.which("bwrap") and not shutil.which("unshare"), reason="no sandbox")]
+              pytest.mark.requires("sandbox")]
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +37,10 @@ def tb2(shared_dir, request):
     wanted = {item.callspec.params.get("name") for item in request.session.items if hasattr(item, "callspec")}
     hosted = [t for t in tasks if t.id in wanted and not hosting.missing(specs[t.id], oracle=True)]
     hosted.sort(key=lambda t: -specs[t.id].config.verifier.timeout_sec)  # long tasks first: shorter wall time
-    futures = start_checks([(t, kind) for t in hosted for kind in ("oracle", "nop")])
+    pool = ThreadPoolExecutor(2, thread_name_prefix="tb2-check")
+    futures = {(t.id, kind): pool.submit(oracle_with_log if (t.id, kind) in FULL_LOG else check, t, kind)
+               for t in hosted for kind in ("oracle", "nop")}
+    pool.shutdown(wait=False)
     yield {"manifest": manifest, "tasks": {t.id: t for t in tasks}, "errors": errors, "futures": futures}
     for future in futures.values():
         future.cancel()
@@ -59,9 +67,49 @@ NAMES = ["cancel-async-tasks", "circuit-fibsqrt", "constraints-scheduling", "dis
          "largest-eigenval", "llm-inference-batching-scheduler", "log-summary-date-ranges", "merge-diff-arc-agi-task",
          "model-extraction-relu-logits", "multi-source-data-merger", "openssl-selfsigned-cert", "regex-log",
          "schemelike-metacircular-eval", "sparql-university", "sqlite-db-truncate", "write-compressor"]
-# Oracle + verifier take over 30 s on an idle 2-core machine (the manifest's runs: 37 s and 86 s); the
-# schemelike verifier's own 10 s per-case timeouts fail under heavy CPU contention.
+# Oracle + verifier take over 30 s on an idle 2-core machine (the manifest's runs: 37 s and 86 s).
 SLOW = {"circuit-fibsqrt", "schemelike-metacircular-eval"}
+# Verifiers that give each case their own wall-clock limit, inside the task's own test code (schemelike:
+# 10 s per direct run of interp.py, 60 s per run through eval.scm, then the line below for the case). A
+# limit of the task's own cannot be scaled by the harness without changing the benchmark, and on a loaded
+# machine a correct oracle hits it (seen in a full test run). So for these tasks a case that timed out is
+# not judged: every case that finished must pass, a failure other than a timeout fails the test, and a
+# run where every case timed out skips as not judged. An oracle that loops forever would pass for load;
+# that is the price of not depending on an idle machine.
+TIMED = {"schemelike-metacircular-eval": "FAILED: Timeout"}
+FULL_LOG = {(name, "oracle") for name in TIMED}  # their oracle check keeps the whole verifier log
+
+
+def oracle_with_log(task, kind: str) -> Outcome:
+    """The oracle self-check, keeping the verifier's whole stdout (the library's check keeps its tail)."""
+    async def episode() -> tuple[float, str]:
+        env = TerminalEnv(None)
+        try:
+            await env.reset(task, AbandonSpec(mode="file"))
+            for call in task.reference.actions:
+                await env.execute(call)
+            reward = await env.verify()
+            log = env.ws.mounts["/logs"] / "verifier" / "test-stdout.txt"
+            return reward, log.read_text() if log.is_file() else ""
+        finally:
+            await env.cleanup()
+
+    started = time.monotonic()
+    reward, log = asyncio.run(episode())
+    return Outcome(task.id, kind, reward == 1.0, reward, 0, log, time.monotonic() - started)
+
+
+def oracle_passes(name: str, oracle) -> None:
+    if oracle.ok or name not in TIMED:
+        assert oracle.ok, f"oracle: reward {oracle.reward}\n{oracle.detail[-3000:]}"
+        return
+    failed = [line for line in oracle.detail.splitlines() if line.startswith("FAILED:")]
+    assert failed and all(line == TIMED[name] for line in failed), f"oracle: reward {oracle.reward}\n{oracle.detail}"
+    cases = sum(line.startswith("Testing: ") for line in oracle.detail.splitlines())
+    if len(failed) == cases:
+        pytest.skip(f"{name}: all {cases} cases hit the verifier's own per-case time limits under this load")
+
+
 # Tasks whose verifier times the agent's code against the reference it started from, in one process
 # (largest-eigenval: `dt < ref_dt`): doing nothing leaves the reference in place, so which of two
 # identical functions is faster decides the nop's reward (seen both ways on this machine). For those,
@@ -89,7 +137,8 @@ def test_oracle_passes_and_nop_fails(tb2, name):
             assert nop.reward is None and "cannot be hosted" in nop.detail
         else:  # only the oracle's packages are missing: doing nothing still fails
             nop_fails(name, nop)
+        if "apt:asciinema" in gaps:  # the one gap CI fills (.ci/run installs asciinema)
+            require("asciinema")
         pytest.skip(f"{name} (tier {tb2['manifest'][name]['tier']}) not hosted here: missing {', '.join(gaps)}")
-    oracle = tb2["futures"][(name, "oracle")].result()
-    assert oracle.ok, f"oracle: reward {oracle.reward}\n{oracle.detail}"
+    oracle_passes(name, tb2["futures"][(name, "oracle")].result())
     nop_fails(name, tb2["futures"][(name, "nop")].result())

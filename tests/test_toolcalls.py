@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
+from conftest import require
 
 from harnessx.local.chat import as_tool_calls, template_messages
 from harnessx.models.client import parse_response
@@ -67,7 +67,7 @@ def test_call_schema_has_one_branch_per_tool_and_a_message_branch():
 
 
 def test_the_grammar_from_the_schema_compiles():
-    pytest.importorskip("llama_cpp")
+    require("llama-cpp")
     from harnessx.local.chat import grammar_for
 
     assert grammar_for(TOOLS) is grammar_for(TOOLS)  # built once per tool set
@@ -126,7 +126,7 @@ def test_client_parses_constrained_and_flags_a_cut_off_native_reply():
 def test_the_grammar_writes_the_tool_name_before_the_arguments():
     """Properties are generated in schema order: a grammar from a key-sorted schema would make the
     model write its arguments before choosing the tool (and pick the message branch instead)."""
-    pytest.importorskip("llama_cpp")
+    require("llama-cpp")
     from harnessx.local.chat import grammar_for
 
     gbnf = grammar_for(TOOLS)._grammar  # the grammar the local model is constrained by

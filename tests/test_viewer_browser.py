@@ -5,7 +5,6 @@ trajectory shows as tampered, `<script>` renders as text. Screenshots land in te
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -14,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from conftest import require
 
 from tests.viewer_fixtures import SCRIPT, agent_abandon_key, make_search, script_trajectory, tamper
 
@@ -22,20 +22,6 @@ ARTIFACTS = REPO / "test-artifacts" / "viewer"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def _need_browser():
-    missing = []
-    if CHROMIUM is None:
-        missing.append("Debian's chromium (apt-get install -y chromium)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        missing.append("playwright (pip install -e '.[dev]')")
-    if missing:
-        if os.environ.get("HARNESSX_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"browser tests required (HARNESSX_REQUIRE_BROWSER=1) but missing: {', '.join(missing)}")
-        pytest.skip(f"browser tests need {', '.join(missing)}")
 
 
 @contextmanager
@@ -71,7 +57,7 @@ def browser_tab(width: int):
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    _need_browser()
+    require("browser")  # Debian's chromium and playwright
     runs = tmp_path_factory.mktemp("browser") / "runs"
     run = make_search(runs)
     keys = {"abandon": agent_abandon_key(run), "script": script_trajectory(run)}

@@ -13,12 +13,14 @@ from harnessx.comparison.flips import flips
 from harnessx.comparison.run_trials import SearchRun
 from harnessx.search import Search, SearchConfig
 from harnessx.search.objectives import get_objective
-from tests.test_viewer_browser import ARTIFACTS, _need_browser, browser_tab, viewer_at
+from conftest import require
+
+from tests.test_viewer_browser import ARTIFACTS, browser_tab, viewer_at
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    _need_browser()
+    require("browser")  # Debian's chromium and playwright
     runs = tmp_path_factory.mktemp("flips") / "runs"
     config = SearchConfig(objective="joint", env="retail", rounds=1, proposals=2, runs_dir=str(runs), name="demo",
                           tracking_uri=None, concurrency=4, accept="greedy")

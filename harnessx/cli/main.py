@@ -2,34 +2,41 @@
 
 from __future__ import annotations
 
-import importlib
-
 import typer
 
-from harnessx.cli.common import console, friendly_errors
-from harnessx.errors import NotLandedError
+from harnessx.cli.common import console
+from harnessx.cli.lazy import lazy_group
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__,
-                  context_settings={"help_option_names": ["-h", "--help"]})
-
-# Each command lives in its own module; a module that has not landed yet makes its command say so.
+# Each command lives in its own module, imported only when that command runs (or shows its own help):
+# the root help lists them from here. The help is the first paragraph of the command's own help
+# (tests/test_cli_startup.py checks they agree); the order is the order `--help` lists them in.
 COMMANDS = {
-    "search": ("harnessx.cli.search_cmd", "Search harnesses: R0 then rounds of proposals, tracked in Optuna and MLflow."),
+    "search": ("harnessx.cli.search_cmd",
+               "Search harnesses: R0, then --rounds x --proposals candidates judged on the search split."),
     "eval": ("harnessx.cli.eval_cmd", "Evaluate one harness on one split of an environment."),
-    "compare": ("harnessx.cli.compare_cmd", "Compare selected harnesses on a split, with confidence intervals."),
-    "export": ("harnessx.cli.export_cmd", "Export the selected harness of a search run."),
+    "compare": ("harnessx.cli.compare_cmd",
+                "Compare harnesses on a split no one selected on, with confidence intervals."),
+    "diff": ("harnessx.cli.diff_cmd",
+             "Tasks the second candidate flipped against the first (default: R0 -> selected), on the search split."),
+    "export": ("harnessx.cli.export_cmd",
+               "Export the selected harness of a search (provenance: search, round, scores, model)."),
+    "report": ("harnessx.cli.report_cmd", "Write Markdown, PNG and HTML reports for a run."),
+    "view": ("harnessx.cli.view_cmd",
+             "Browse searches (candidate tree, lineage), candidates (per-task gates) and trajectories."),
+    "worker": ("harnessx.cli.worker_cmd", "Join a running search (--executor queue) and run rollouts from its queue."),
+    "plan": ("harnessx.cli.plan_cmd",
+             "Rounds x proposals x seeds a budget buys, and the minimum detectable effect per round."),
+    "presets": None,  # defined below
     "probe": ("harnessx.cli.probe_cmd", "Belief (calibration) and challenge (stability) probes."),
     "tasks": ("harnessx.cli.tasks_cmd", "List, show and build task suites."),
-    "report": ("harnessx.cli.report_cmd", "Write Markdown, PNG and HTML reports for a run."),
     "local": ("harnessx.cli.local_cmd", "Serve the local model (llama.cpp) on loopback."),
-    "view": ("harnessx.cli.view_cmd", "Browse runs, search trees, candidates and trajectories in a local web viewer."),
-    "kapro": ("harnessx.cli.kapro_cmd", "KAPRO: knowing vs acting on tool needs (eval, report)."),
+    "kapro": ("harnessx.cli.kapro_cmd", "KAPRO: does the agent know which tools a task needs, and act so?"),
     "cf": ("harnessx.cli.cf_cmd", "Confident Fools: when to search and when to answer from memory."),
     "feasigen": ("harnessx.cli.feasigen_cmd", "FeasiGen: build masked suites, verify, evaluate STOP, report."),
-    "worker": ("harnessx.cli.worker_cmd", "Join a running search (--executor queue) and run rollouts from its queue."),
-    "diff": ("harnessx.cli.diff_cmd", "What an edit changed: tasks flipped between two candidates, side by side."),
-    "plan": ("harnessx.cli.plan_cmd", "Budget and power: what a search budget buys, the smallest detectable gain."),
 }
+
+app = typer.Typer(cls=lazy_group(COMMANDS), no_args_is_help=True, add_completion=False, help=__doc__,
+                  context_settings={"help_option_names": ["-h", "--help"]})
 
 
 @app.callback()
@@ -44,25 +51,6 @@ def _before_every_command() -> None:
     except InputError as exc:
         console.print(f"error: {exc}", markup=False, highlight=False)
         raise typer.Exit(2) from None
-
-
-def _not_landed(name: str, help_text: str) -> None:
-    @app.command(name, help=f"{help_text} [not landed yet]",
-                 context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-    @friendly_errors
-    def _cmd() -> None:
-        raise NotLandedError(f"`harnessx {name}` has not landed yet in this version.")
-
-
-for _name, (_module, _help) in COMMANDS.items():
-    try:
-        _mod = importlib.import_module(_module)
-    except ModuleNotFoundError as _exc:
-        if _exc.name != _module:
-            raise
-        _not_landed(_name, _help)
-        continue
-    _mod.register(app)
 
 
 @app.command("presets")

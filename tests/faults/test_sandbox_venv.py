@@ -4,7 +4,6 @@ path or a symlink: the sandbox must still hide the project tree, and `python` in
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -31,10 +30,6 @@ print(hidden, py.exit_code, py.stdout.strip())
 """
 
 
-def backends() -> list[str]:
-    return ["bwrap"] if shutil.which("bwrap") else []
-
-
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
     root = tmp_path_factory.mktemp("checkout") / "proj"
@@ -45,7 +40,7 @@ def project(tmp_path_factory):
     return root
 
 
-@pytest.mark.skipif(not backends(), reason="bubblewrap is not installed")
+@pytest.mark.requires("bwrap")
 @pytest.mark.parametrize("how", ["direct", "dotdot", "symlink"])
 def test_a_venv_in_the_checkout_stays_hidden_and_python_runs(project, how):
     python = {"direct": project / ".venv" / "bin" / "python",
