@@ -5,13 +5,15 @@ This is the inner evaluation that search, `harnessx eval`, `compare` and the pro
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from harnessx.agent.result import RolloutResult
 from harnessx.agent.runner import ProgressFn, Runner
 from harnessx.harness.model import Harness
 from harnessx.benchmarks import score_trial
+from harnessx.errors import NothingScoredError
 from harnessx.scoring import Judge, Scorecard, TaskScore
 from harnessx.scoring.concurrent import score_all
 from harnessx.tasks import Task
@@ -61,8 +63,37 @@ async def evaluate(runner: Runner, harness: Harness, tasks: list[Task], seeds: l
 
 
 def exclusion_records(runner: Runner, results: list[RolloutResult], scores: list[TaskScore]) -> list[dict]:
-    """One named record per excluded rollout; a tampered cached record names its file."""
+    """One named record per excluded rollout; a tampered cached record names its file; a model or
+    environment failure that its benchmark did not describe gets the trajectory's error."""
     tampered = runner.cache.tampered if runner.cache is not None else {}
-    return [{"task_id": s.task_id, "seed": s.seed, "exclusion": s.exclusion,
-             "detail": tampered.get(r.key, s.exclusion_detail) if s.exclusion == "tampered" else s.exclusion_detail}
+
+    def detail(r: RolloutResult, s: TaskScore) -> str | None:
+        if s.exclusion == "tampered":
+            return tampered.get(r.key, s.exclusion_detail)
+        if not s.exclusion_detail and r.exclusion is not None:
+            errors = runner.trajectory(r).of_kind("error")
+            return str(errors[-1].data.get("detail", ""))[:500] if errors else s.exclusion_detail
+        return s.exclusion_detail
+
+    return [{"task_id": s.task_id, "seed": s.seed, "exclusion": s.exclusion, "detail": detail(r, s)}
             for r, s in zip(results, scores) if not s.valid]
+
+
+def require_scored(command: str, total: int, exclusions: Iterable[dict]) -> None:
+    """The one rule of every eval command: when all `total` rollouts were excluded, stop (exit 3)
+    with the reasons counted and the first one's detail, instead of reporting a table of nothing."""
+    excluded = list(exclusions)
+    if total == 0 or len(excluded) < total:
+        return
+    counts = ", ".join(f"{why} {n}" for why, n in Counter(str(x["exclusion"]) for x in excluded).most_common())
+    first = next((x for x in excluded if x.get("detail")), excluded[0])
+    detail = str(first.get("detail") or "").strip().splitlines()
+    raise NothingScoredError(f"{command}: every one of the {total} rollouts was excluded ({counts}), nothing was "
+                             f"scored; first: {first.get('task_id')} seed {first.get('seed')}"
+                             + (f": {detail[0][:300]}" if detail else ""))
+
+
+def require_evaluated(command: str, evaluations: Iterable[Evaluation]) -> None:
+    """`require_scored` over every evaluation a command ran."""
+    evaluations = list(evaluations)
+    require_scored(command, sum(len(e.scores) for e in evaluations), [x for e in evaluations for x in e.exclusions])

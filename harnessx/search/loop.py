@@ -179,6 +179,9 @@ class Search:
         started = time.monotonic()
         check_stores(self.config.storage, self.config.tracking_uri)  # before anything is created
         await preflight(self.model)  # a model that cannot answer stops here too
+        if self.config.meta_model and self.config.proposer != "rules":  # so does the proposer's meta-model
+            api_base = self.config.meta_api_base
+            await preflight(ModelClient(self.config.meta_model, api_base=api_base, api_key="local" if api_base else None))
         checkpoint = self.dir.prepare(self.config_record(), resume)
         self.runner = runner = Runner(self.suite, self.model,
                                       RolloutCache(self.dir.rollouts, shared=shared_cache(self.config.runs_dir)),
