@@ -1,6 +1,7 @@
 """Harness model: YAML round-trip, stable hash, validation errors, diff, presets, rendering."""
 
 import pytest
+import yaml
 
 from harnessx.envs.base import ToolSpec
 from harnessx.errors import InputError
@@ -75,3 +76,12 @@ def test_tool_mode_adds_the_deferral_tool_and_text_mode_inlines_schemas():
     assert "`defer_task`" in retail.system
     text = render(load_preset("A1").with_switches(tool_format="text"), TOOLS, "tool")
     assert '{"tool": "<name>", "arguments": {...}}' in text.system and "defer_task" in text.system
+
+
+def test_a_component_set_to_empty_has_one_identity_with_its_file(tmp_path):
+    start = load_preset("A1")
+    assert "few_shot" not in start.components
+    edited = start.with_component("few_shot", "")  # what GEPA's candidate holds for a component A1 lacks
+    assert edited.hash == start.hash
+    path = edited.save(tmp_path / "selected.yaml")
+    assert yaml.safe_load(path.read_text())["hash"] == Harness.load(path).hash == edited.hash

@@ -86,7 +86,10 @@ class Harness(BaseModel):
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
     def with_component(self, component: str, text: str) -> "Harness":
-        return self.model_copy(update={"components": {**self.components, component: text}})
+        """The harness with `component` set to `text`; an empty text removes it, as loading does, so a
+        harness and the file it is saved to have one hash."""
+        merged = {**self.components, component: text}
+        return self.model_copy(update={"components": {k: v for k, v in merged.items() if v}})
 
     def with_switches(self, **changes: Any) -> "Harness":
         merged = {**self.switches.model_dump(), **changes}
