@@ -24,6 +24,7 @@ from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness
 from harnessx.models.client import DEFAULT_MODEL, ModelClient
 from harnessx.scoring import Judge
+from harnessx.stored import seal
 from harnessx.search.acceptance import (SETTLE_STAGE, TAKES_ALPHA, AcceptanceRule, Verdict, incumbent_evaluation,
                                         make_acceptance)
 from harnessx.models.preflight import preflight
@@ -194,6 +195,9 @@ class Search:
         breaker = CircuitBreaker()
         state = checkpoint or {"round": -1, "curve": [], "spent": {}, "mlflow_parent": None, "stop_reason": None}
         state["stop_reason"] = None  # a resumed search may have a larger budget
+        if state.get("done"):  # until this resume finishes, selected.yaml and summary.json are not its result
+            state["done"] = False
+            self.dir.write_json("checkpoint.json", state)
         arena.spent.update(state["spent"])
         history = self.dir.trim_ledger(state["round"])
         if hasattr(self.acceptance, "restore"):  # a rule with memory (sequential) rebuilds it from the ledger
@@ -402,7 +406,7 @@ class Search:
             "note": "search-split scores of the selected harness are optimistic (selection on them); "
                     "confirm on the held-out split with `harnessx compare`.",
         }
-        self.dir.write_json("summary.json", summary)
+        self.dir.write_json("summary.json", seal(summary))  # its sha256: an edited summary is refused when read
         state["done"] = True
         self._checkpoint(state, arena)
         if tracker:
