@@ -4,6 +4,8 @@
 class HarnessXError(Exception):
     """Base class: the CLI prints the message and exits non-zero, without a traceback."""
 
+    exit_code = 2  # bad input, or a model / store that cannot be used
+
 
 class InputError(HarnessXError):
     """A file or argument the user gave is malformed."""
@@ -32,3 +34,10 @@ class ModelCallError(HarnessXError):
     def __init__(self, message: str, kind: str = "provider", detail: str = ""):
         self.kind, self.detail = kind, detail or message  # detail: the provider's own error
         super().__init__(message)
+
+
+class NothingScoredError(HarnessXError):
+    """Every rollout of a command was excluded (model, environment or task failures): there is no
+    result to report, so the command stops with the reasons instead of writing a report of nothing."""
+
+    exit_code = 3

@@ -6,12 +6,14 @@ This is the inner evaluation that search, `harnessx eval`, `compare` and the pro
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from harnessx.agent.result import RolloutResult
 from harnessx.agent.runner import ProgressFn, Runner
 from harnessx.harness.model import Harness
 from harnessx.benchmarks import score_trial, with_evaluation_values
+from harnessx.scoring.scored import require_scored
 from harnessx.scoring import Judge, Scorecard, TaskScore
 from harnessx.scoring.concurrent import score_all
 from harnessx.tasks import Task
@@ -62,8 +64,23 @@ async def evaluate(runner: Runner, harness: Harness, tasks: list[Task], seeds: l
 
 
 def exclusion_records(runner: Runner, results: list[RolloutResult], scores: list[TaskScore]) -> list[dict]:
-    """One named record per excluded rollout; a tampered cached record names its file."""
+    """One named record per excluded rollout; a tampered cached record names its file; a model or
+    environment failure that its benchmark did not describe gets the trajectory's error."""
     tampered = runner.cache.tampered if runner.cache is not None else {}
-    return [{"task_id": s.task_id, "seed": s.seed, "exclusion": s.exclusion,
-             "detail": tampered.get(r.key, s.exclusion_detail) if s.exclusion == "tampered" else s.exclusion_detail}
+
+    def detail(r: RolloutResult, s: TaskScore) -> str | None:
+        if s.exclusion == "tampered":
+            return tampered.get(r.key, s.exclusion_detail)
+        if not s.exclusion_detail and r.exclusion is not None:
+            errors = runner.trajectory(r).of_kind("error")
+            return str(errors[-1].data.get("detail", ""))[:500] if errors else s.exclusion_detail
+        return s.exclusion_detail
+
+    return [{"task_id": s.task_id, "seed": s.seed, "exclusion": s.exclusion, "detail": detail(r, s)}
             for r, s in zip(results, scores) if not s.valid]
+
+
+def require_evaluated(command: str, evaluations: Iterable[Evaluation]) -> None:
+    """`require_scored` over every evaluation a command ran."""
+    evaluations = list(evaluations)
+    require_scored(command, sum(len(e.scores) for e in evaluations), [x for e in evaluations for x in e.exclusions])

@@ -140,3 +140,17 @@ def test_judged_scores_use_the_given_judge_and_exclude_its_failures():
     excluded = [s for s in ev.scores if not s.valid]
     assert correct and len(excluded) == len(correct)
     assert all(s.exclusion == "judge_failure" for s in excluded)
+
+
+def test_a_provider_failure_is_a_model_failure_not_an_environment_failure():
+    import litellm
+
+    def down(messages, tools, metadata):
+        raise litellm.AuthenticationError("key revoked", llm_provider="scripted", model="cf-down")
+
+    suite = CFSuite(condition="none")
+    tasks = suite.tasks("search")[:2]
+    runner = Runner(suite, ModelClient(register_script("cf-down", down)))
+    ev = asyncio.run(evaluate(runner, load_preset("cf-nosearch"), tasks, [0]))
+    assert {s.exclusion for s in ev.scores} == {"model_failure"}
+    assert all("key revoked" in x["detail"] for x in ev.exclusions)  # named with the provider's reason

@@ -48,3 +48,18 @@ def test_a_batch_with_no_valid_rollout_is_an_error_naming_why():
     evaluation = FakeEvaluation([score("a", 0, valid=False), score("b", 0, valid=False)])
     with pytest.raises(HarnessXError, match="no valid rollout.*a: environment_failure"):
         batch_scores(evaluation, tasks("a", "b"), None)
+
+
+def test_a_gepa_candidate_has_the_hash_of_the_file_it_is_saved_to(tmp_path):
+    from harnessx.harness import Harness
+    from harnessx.search.gepa import HarnessAdapter
+    from harnessx.search.space import load_space
+
+    space = load_space()
+    start = space.initial()
+    # GEPA's candidates hold every component of the space, empty where the start has none
+    components = sorted({lib.component for lib in space.libraries.values()})
+    assert any(not start.text(c) for c in components)
+    candidate = HarnessAdapter(None, start, space, offline=True).harness({c: start.text(c) for c in components})
+    assert candidate.hash == start.hash
+    assert Harness.load(candidate.save(tmp_path / "selected.yaml")).hash == candidate.hash

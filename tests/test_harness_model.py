@@ -1,6 +1,7 @@
 """Harness model: YAML round-trip, stable hash, validation errors, diff, presets, rendering."""
 
 import pytest
+import yaml
 
 from harnessx.envs.base import ToolSpec
 from harnessx.errors import InputError
@@ -75,3 +76,42 @@ def test_tool_mode_adds_the_deferral_tool_and_text_mode_inlines_schemas():
     assert "`defer_task`" in retail.system
     text = render(load_preset("A1").with_switches(tool_format="text"), TOOLS, "tool")
     assert '{"tool": "<name>", "arguments": {...}}' in text.system and "defer_task" in text.system
+
+
+def test_a_component_set_to_empty_has_one_identity_with_its_file(tmp_path):
+    start = load_preset("A1")
+    assert "few_shot" not in start.components
+    edited = start.with_component("few_shot", "")  # what GEPA's candidate holds for a component A1 lacks
+    assert edited.hash == start.hash
+    path = edited.save(tmp_path / "selected.yaml")
+    assert yaml.safe_load(path.read_text())["hash"] == Harness.load(path).hash == edited.hash
+
+
+@pytest.mark.parametrize("switch, value", [("stop_token", ""), ("stop_token", " STOP: "), ("abandon_file", " "),
+                                           ("abandon_tool", ""), ("abandon_tool", "defer task")])
+def test_a_deferral_the_agent_could_not_make_is_refused(switch, value):
+    with pytest.raises(ValueError, match=switch):
+        load_preset("A1").with_switches(**{switch: value})
+
+
+def test_a_component_over_the_size_limit_is_refused_wherever_it_comes_from(tmp_path):
+    from harnessx.harness.model import MAX_COMPONENT_CHARS
+
+    text = "x" * (MAX_COMPONENT_CHARS + 1)
+    with pytest.raises(ValueError, match="expected at most"):
+        load_preset("A1").with_component("few_shot", text)  # a proposer's edit
+    path = tmp_path / "big.yaml"
+    path.write_text(yaml.safe_dump({"components": {"few_shot": text}}))
+    with pytest.raises(InputError, match="big.yaml: field 'components'"):
+        Harness.load(path)
+    assert load_preset("A1").with_component("few_shot", "x" * MAX_COMPONENT_CHARS).text("few_shot")
+
+
+def test_a_harness_file_whose_hash_line_is_not_its_content_s_is_refused(tmp_path):
+    path = load_preset("A1").save(tmp_path / "h.yaml")
+    assert "max_steps: 15" in path.read_text()
+    path.write_text(path.read_text().replace("max_steps: 15", "max_steps: 3", 1))
+    with pytest.raises(InputError, match="field 'hash'"):
+        Harness.load(path)
+    path.write_text("\n".join(line for line in path.read_text().splitlines() if not line.startswith("hash:")))
+    assert Harness.load(path).switches.max_steps == 3  # without its hash line: a new harness

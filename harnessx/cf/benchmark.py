@@ -88,12 +88,10 @@ class CF:
         base = dict(task_id=task.id, seed=result.seed, feasible=True, family=None, source_id=task.source_id,
                     split=task.split, output_tokens=result.usage.completion_tokens, reward=result.reward,
                     judge=judge.name)
-        if not result.valid:
-            return TaskScore(**base, valid=False, exclusion="env_failure")
+        if result.exclusion is not None:  # the provider or the environment failed: excluded under its status
+            return TaskScore(**base, valid=False, exclusion=result.exclusion)
         if not trajectory.is_authentic():
             return TaskScore(**base, valid=False, exclusion="tampered")
-        if result.status == "model_failure":
-            return TaskScore(**base, valid=False, exclusion="model_failure")
         read = read_trial(trajectory)
         if read.answer is None:
             return TaskScore(**base, valid=False, exclusion="unparseable")

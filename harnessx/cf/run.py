@@ -14,9 +14,10 @@ from harnessx.cf.judge import LLMAlignmentJudge
 from harnessx.cf.labels import CONDITIONS
 from harnessx.comparison.runs import resolve_contenders
 from harnessx.errors import InputError
-from harnessx.evaluation import evaluate
+from harnessx.evaluation import evaluate, require_evaluated
 from harnessx.harness import Harness, load_preset
 from harnessx.models.client import DEFAULT_MODEL, ModelClient
+from harnessx.models.preflight import preflight_all
 
 PRESETS = {"search": "cf-search", "none": "cf-nosearch"}
 SPLITS = ("search", "heldout", "all")
@@ -54,11 +55,14 @@ async def run_eval(cfg: CFEvalConfig, progress: ProgressFn | None = None) -> dic
             raise InputError("--condition", f"unknown condition {condition!r}", f"one of {', '.join(CONDITIONS)}")
     out = Path(cfg.out)
     model = ModelClient(cfg.model, api_base=cfg.api_base)
-    judge = LLMAlignmentJudge(client=ModelClient(cfg.judge_model, temperature=0.0), cache_dir=out / "judge") \
-        if cfg.judge_model else DEFAULT_JUDGE
+    judge_client = ModelClient(cfg.judge_model, temperature=0.0) if cfg.judge_model else None
+    # a task model or judge that cannot answer stops here, before anything is written
+    await preflight_all([model] + ([judge_client] if judge_client else []))
+    judge = LLMAlignmentJudge(client=judge_client, cache_dir=out / "judge") if judge_client else DEFAULT_JUDGE
     seeds = [cfg.seed * 1000 + e for e in range(cfg.epochs)]
     data: dict = {"model": model.describe(), "simulated": model.simulated, "split": cfg.split, "seeds": seeds,
                   "judge": judge.name, "harnesses": {}, "conditions": {}}
+    evaluations = []
     for condition in cfg.conditions:
         suite = CFSuite(condition=condition, items=cfg.items, corpus=cfg.corpus, **cfg.suite_options)
         tasks = suite.tasks(None if cfg.split == "all" else cfg.split)
@@ -67,11 +71,13 @@ async def run_eval(cfg: CFEvalConfig, progress: ProgressFn | None = None) -> dic
         harness = harness_for(cfg.harness, condition)
         runner = Runner(suite, model, RolloutCache(out / "rollouts"), concurrency=cfg.concurrency)
         evaluation = await evaluate(runner, harness, tasks, seeds, judge, progress)
+        evaluations.append(evaluation)
         metrics = CF().metrics(list(evaluation.scores), tasks, n_resamples=cfg.resamples)
         data["conditions"][condition] = metrics
         data["harnesses"][condition] = {"name": harness.name, "hash": harness.hash}
         data["n_items"] = len(tasks)
         data["engine"] = getattr(suite.engine, "name", "") if condition == "search" else data.get("engine", "")
+    require_evaluated("cf eval", evaluations)
     names = {h["name"] for h in data["harnesses"].values()}
     data["harness_label"] = " / ".join(sorted(names))
     out.mkdir(parents=True, exist_ok=True)

@@ -59,7 +59,8 @@ def open_suite(env: str, **options: Any):
 
 
 def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Print a HarnessXError as one line and exit 2, instead of a traceback."""
+    """Print a HarnessXError as one line and exit with its code (2: bad input; 3: nothing was scored),
+    instead of a traceback."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -67,6 +68,6 @@ def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         except HarnessXError as exc:
             err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
-            sys.exit(2)
+            sys.exit(exc.exit_code)
 
     return wrapper

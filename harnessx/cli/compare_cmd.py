@@ -47,6 +47,7 @@ def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, mod
                                splits=list(splits), epochs=epochs, sources=sources, judge_model=judge_model,
                                **sampled.key())
     out_dir = setup.out_dir(contenders, kind, out, setup.key_digest(key))
+    judge = setup.make_judge(judge_model, out_dir)  # pre-flighted, before the runner writes anything
     runner = setup.make_runner(suite, model, api_base, contenders, out_dir, concurrency, sampled)
     tasks = setup.split_tasks(suite, splits, sources)
     seeds = sampled.epoch_seeds(epochs)
@@ -56,8 +57,8 @@ def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, mod
         console.print(f"[yellow]{warning}[/]")
     total = len(contenders) * len(seeds) * sum(len(t) for t in tasks.values())
     with setup.progress_bar(total, f"{kind}: rollouts") as progress:
-        data = asyncio.run(compare(runner, contenders, tasks, seeds, setup.make_judge(judge_model, out_dir),
-                                   n_resamples=resamples, progress=progress))
+        data = asyncio.run(compare(runner, contenders, tasks, seeds, judge,
+                                   n_resamples=resamples, progress=progress, command=kind))
     for table in compare_tables(data):
         console.print(table.rich())
     data["evaluation_key"] = key

@@ -13,7 +13,7 @@ from harnessx.comparison.metrics import METRICS, scorecard_block
 from harnessx.comparison.paired import paired_differences
 from harnessx.comparison.runs import Contender
 from harnessx.comparison.values import benchmark_blocks, value_differences, values_block
-from harnessx.evaluation import Evaluation, evaluate
+from harnessx.evaluation import Evaluation, evaluate, require_evaluated
 from harnessx.scoring import Judge
 from harnessx.tasks import Task
 
@@ -96,11 +96,13 @@ def _delta(held: dict, search: dict | None) -> float | None:
 
 async def compare(runner: Runner, contenders: list[Contender], tasks_by_split: dict[str, list[Task]],
                   seeds: list[int], judge: Judge | None = None, n_resamples: int = 10_000, seed: int = 0,
-                  progress: ProgressFn | None = None) -> dict:
-    splits = {}
+                  progress: ProgressFn | None = None, command: str = "compare") -> dict:
+    splits, ran = {}, []
     for split, tasks in tasks_by_split.items():
         evaluations = {c.label: await evaluate(runner, c.harness, tasks, seeds, judge, progress) for c in contenders}
         splits[split] = split_block(split, tasks, evaluations, n_resamples, seed)
+        ran += evaluations.values()
+    require_evaluated(command, ran)
     return {"env": runner.suite.name, "model": runner.model.describe(), "simulated": runner.model.simulated,
             "seeds": list(seeds), "n_resamples": n_resamples, "bootstrap_seed": seed,
             "contenders": [c.to_dict() for c in contenders], "splits": splits,

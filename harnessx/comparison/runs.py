@@ -15,6 +15,7 @@ from pathlib import Path
 from harnessx.errors import InputError
 from harnessx.harness.model import Harness
 from harnessx.harness.presets import resolve_harness
+from harnessx.stored import RESUME, check_finished, check_seal
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,16 @@ def load_run(path: str | Path) -> RunDir:
     ledger_path = path / "ledger.jsonl"
     ledger = tuple(json.loads(line) for line in ledger_path.read_text(encoding="utf-8").splitlines()
                    if line.strip()) if ledger_path.is_file() else ()
-    return RunDir(path, _json(path / "config.json"), _json(path / "summary.json"), ledger)
+    summary = check_seal(_json(path / "summary.json"), path / "summary.json", RESUME)
+    return RunDir(path, _json(path / "config.json"), summary, ledger)
+
+
+def check_selection(run: RunDir, selected: Harness) -> None:
+    """selected.yaml must be the harness the search's summary names as its selection."""
+    recorded = (run.summary.get("selected") or {}).get("hash") if isinstance(run.summary, dict) else None
+    if recorded and recorded != selected.hash:
+        raise InputError(str(run.path / "selected.yaml"), f"holds harness {selected.hash}, but summary.json names "
+                         f"{recorded} as the search's selection", f"the file as written: restore it, or {RESUME}")
 
 
 @dataclass(frozen=True)
@@ -75,8 +85,10 @@ def resolve_contenders(specs: list[str], include_r0: bool = True) -> list[Conten
     out: list[Contender] = []
     for spec in specs:
         if is_run_dir(spec):
+            check_finished(spec)  # after an interrupted --resume, selected.yaml is an earlier finish's
             run = load_run(spec)
             r0, selected = run.harness("r0"), run.harness("selected")
+            check_selection(run, selected)
             if include_r0 and r0.hash != selected.hash:
                 out.append(Contender(f"{run.name}:R0", r0, "r0", run))
             same = " (=R0)" if r0.hash == selected.hash else ""

@@ -118,7 +118,12 @@ def split_tasks(suite: Suite, splits: list[str], sources: int = 0) -> dict[str, 
 
 
 def make_judge(judge_model: str | None, out: Path) -> Judge | None:
-    return LLMJudge(judge_model, cache_dir=out / "judge") if judge_model else None
+    """The --judge-model's rubric judge, pre-flighted like the task model (before any rollout)."""
+    if not judge_model:
+        return None
+    judge = LLMJudge(judge_model, cache_dir=out / "judge")
+    asyncio.run(preflight(judge.client))
+    return judge
 
 
 @contextmanager

@@ -19,12 +19,14 @@ from typing import Literal
 from harnessx.agent.runner import RolloutCache, Runner
 from harnessx.envs.base import AbandonSpec, Suite
 from harnessx.errors import InputError
+from harnessx.scoring.scored import require_scored
 from harnessx.feasigen import masking
 from harnessx.feasigen.check import mechanical_check, replay
 from harnessx.feasigen.protocol import TURN_CAPS, decision, stop_harness, tools_used
 from harnessx.feasigen.suite import write_suite
 from harnessx.harness.model import Harness
 from harnessx.models.client import ModelClient
+from harnessx.models.preflight import preflight_all
 from harnessx.tasks import Task
 
 Retention = Literal["all", "partial"]
@@ -66,6 +68,7 @@ class Trace:
     stopped: bool
     status: str
     tools: list[str]
+    detail: str = ""  # an excluded rollout's error (the provider's or the environment's)
 
 
 def originals(suite: Suite, config: BuildConfig) -> list[Task]:
@@ -86,7 +89,9 @@ async def run_systems(suite: Suite, tasks: list[Task], harness: Harness, config:
             traj = runner.trajectory(result)
             stopped = decision(traj).stopped
             ok = result.status == "ok" and result.reward is not None and result.reward >= 1.0 and not stopped
-            traces[result.task_id].append(Trace(system, ok, stopped, result.status, tools_used(traj, config.env)))
+            errors = traj.of_kind("error") if result.exclusion else []
+            detail = str(errors[-1].data.get("detail", ""))[:500] if errors else ""
+            traces[result.task_id].append(Trace(system, ok, stopped, result.status, tools_used(traj, config.env), detail))
     return traces
 
 
@@ -125,7 +130,12 @@ async def build(suite: Suite, config: BuildConfig, harness: Harness | None = Non
     out = Path(config.out)
     harness = harness or stop_harness(config.cap())
     tasks = originals(suite, config)
+    # every construction system must answer before any rollout is run or anything is written
+    await preflight_all([ModelClient(system, api_base=config.api_base) for system in config.systems])
     traces = await run_systems(suite, tasks, harness, config, out / "construction-rollouts")
+    require_scored("feasigen build", sum(map(len, traces.values())),
+                   [{"task_id": task_id, "seed": config.seed, "exclusion": t.status, "detail": f"{t.system}: {t.detail}"}
+                    for task_id, ts in traces.items() for t in ts if t.status in ("env_failure", "model_failure")])
     kept: list[Task] = []
     records, rejected = {}, {}
     for task in tasks:

@@ -17,11 +17,13 @@ from harnessx.agent.runner import RolloutCache, Runner
 from harnessx.envs.base import Suite
 from harnessx.errors import InputError
 from harnessx.evaluation import evaluate
+from harnessx.scoring.scored import require_scored
 from harnessx.feasigen import metrics
 from harnessx.feasigen.benchmark import outcome
 from harnessx.feasigen.protocol import TURN_CAPS, planner_executor_harness, stop_harness
 from harnessx.harness.model import Harness
 from harnessx.models.client import ModelClient
+from harnessx.models.preflight import preflight_all
 from harnessx.tasks import Task
 
 
@@ -44,6 +46,7 @@ class SystemRun:
     simulated: bool
     outcomes: list[metrics.Outcome] = field(default_factory=list)
     excluded: dict[str, int] = field(default_factory=dict)
+    exclusions: list[dict] = field(default_factory=list)  # one named record per excluded rollout
 
 
 def parse_pair(text: str) -> tuple[str, str]:
@@ -69,11 +72,14 @@ async def run_system(suite: Suite, tasks: list[Task], harness: Harness, model: M
     by_id = {t.id: t for t in tasks}
     name = f"{planner.model} -> {model.model}" if planner else model.model
     run = SystemRun(name, model.simulated or bool(planner and planner.simulated))
+    details = {(x["task_id"], x["seed"]): x["detail"] for x in ev.exclusions}
     for result in ev.results:
         o, why = outcome(by_id[result.task_id], runner.trajectory(result), result)
         run.outcomes.append(o)
         if why:
             run.excluded[why] = run.excluded.get(why, 0) + 1
+            run.exclusions.append({"task_id": result.task_id, "seed": result.seed, "exclusion": why,
+                                   "detail": details.get((result.task_id, result.seed))})
     return run
 
 
@@ -81,8 +87,10 @@ async def run_eval(suites: list, config: EvalConfig) -> dict:
     """Every system on every suite (one dataset each, its own turn cap), outcomes pooled per
     dataset, so "Avg" is the unweighted mean over the suites' datasets."""
     clients = {m: ModelClient(m, api_base=config.api_base) for m in {*config.systems, *(x for p in config.pairs for x in p)}}
+    await preflight_all(list(clients.values()))  # a model that cannot answer stops here, before any rollout
     singles: dict[str, SystemRun] = {}
     pairs: dict = {}
+    total, exclusions = 0, []  # every rollout this command ran, and the excluded ones
     all_tasks: list[Task] = []
     caps = {}
     for suite in suites:
@@ -94,12 +102,16 @@ async def run_eval(suites: list, config: EvalConfig) -> dict:
         caps[dataset] = cap = config.turn_cap or TURN_CAPS.get(dataset, 15)
         single, cache = stop_harness(cap), Path(config.out) / "rollouts"
         for name in dict.fromkeys([*config.systems, *(e for _, e in config.pairs)]):
-            _merge(singles, await run_system(suite, tasks, single, clients[name], cache, config))
+            run = await run_system(suite, tasks, single, clients[name], cache, config)
+            total, exclusions = total + len(run.outcomes), exclusions + run.exclusions
+            _merge(singles, run)
         infeasible = [t for t in tasks if not t.feasible]
         for planner, executor in config.pairs:
             run = await run_system(suite, infeasible, planner_executor_harness(), clients[executor], cache, config,
                                    planner=clients[planner])
+            total, exclusions = total + len(run.outcomes), exclusions + run.exclusions
             _merge_pair(pairs, run, planner, executor)
+    require_scored("feasigen eval", total, exclusions)
     return assemble(singles, pairs, config, all_tasks, caps)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,6 +30,10 @@ COMPONENTS = (
     "knowing_prompt",     # KAPRO knowing probe: which offered tools the task needs ({task}, {tool_info})
     "task_prompt",        # wraps the task's first message: {task} is replaced by it (else it goes first)
 )
+# The longest component text a harness may hold (characters, about 12,500 tokens): beyond it every rollout
+# would spend its token budget on the prompt, and a score would measure the limit, not the harness.
+MAX_COMPONENT_CHARS = 50_000
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what every provider accepts as a function name
 AbandonMode = Literal["none", "auto", "file", "tool", "stop"]
 Topology = Literal["single", "planner-executor"]
 SelfCheck = Literal["off", "end", "every-k"]
@@ -60,6 +65,22 @@ class Switches(BaseModel):
     max_total_tokens: int = Field(200_000, ge=1000)
     time_limit_s: float = Field(600.0, gt=0)
 
+    @field_validator("stop_token", "abandon_file")
+    @classmethod
+    def _deferral_possible(cls, value: str) -> str:
+        if not value.strip() or value != value.strip():
+            raise ValueError("the agent could not defer with it; expected non-empty text without leading or "
+                             "trailing whitespace")
+        return value
+
+    @field_validator("abandon_tool")
+    @classmethod
+    def _tool_name(cls, value: str) -> str:
+        if not TOOL_NAME.match(value):
+            raise ValueError("the agent could not call it to defer; expected a tool name of 1-64 letters, digits, "
+                             "'_' or '-'")
+        return value
+
 
 class Harness(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -74,6 +95,10 @@ class Harness(BaseModel):
         unknown = sorted(set(value) - set(COMPONENTS))
         if unknown:
             raise ValueError(f"unknown component(s) {unknown}; known: {list(COMPONENTS)}")
+        too_long = sorted((k for k, v in value.items() if len(v) > MAX_COMPONENT_CHARS), key=lambda k: -len(value[k]))
+        if too_long:
+            raise ValueError(f"component {too_long[0]!r} has {len(value[too_long[0]]):,} characters; expected at "
+                             f"most {MAX_COMPONENT_CHARS:,} (every rollout would spend its token budget on it)")
         return {k: v for k, v in value.items() if v}
 
     def text(self, component: str) -> str:
@@ -86,7 +111,11 @@ class Harness(BaseModel):
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
     def with_component(self, component: str, text: str) -> "Harness":
-        return self.model_copy(update={"components": {**self.components, component: text}})
+        """The harness with `component` set to `text`, checked as loading checks it (a ValueError for an
+        unknown component or a text over MAX_COMPONENT_CHARS); an empty text removes the component, as
+        loading does, so a harness and the file it is saved to have one hash."""
+        components = type(self)._known_components({**self.components, component: text})
+        return self.model_copy(update={"components": components})
 
     def with_switches(self, **changes: Any) -> "Harness":
         merged = {**self.switches.model_dump(), **changes}
@@ -117,11 +146,14 @@ class Harness(BaseModel):
 
     @classmethod
     def load(cls, path: str | Path) -> "Harness":
+        from harnessx.stored import check_harness_hash
         from harnessx.validation import read_mapping, validate
 
         data = read_mapping(path)
-        data.pop("hash", None)
-        return validate(cls, data, str(path))
+        stored = {"hash": data.pop("hash")} if "hash" in data else {}
+        harness = validate(cls, data, str(path))
+        check_harness_hash(stored, harness.hash, path)  # a file edited after it was written is not believed
+        return harness
 
 
 def diff(old: Harness, new: Harness) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from harnessx.agent.runner import RolloutCache, Runner
 from harnessx.errors import InputError
-from harnessx.evaluation import Evaluation, evaluate
+from harnessx.evaluation import Evaluation, evaluate, require_evaluated
 from harnessx.harness.model import Harness
 from harnessx.kapro.benchmark import trials_of
 from harnessx.kapro.items import item_of
@@ -19,6 +19,7 @@ from harnessx.kapro.judge import llm_pass
 from harnessx.kapro.metrics import QUADRANTS, SUBSPACES, kapro_metrics
 from harnessx.kapro.suite import KaproSuite
 from harnessx.models.client import ModelClient
+from harnessx.models.preflight import preflight_all
 from harnessx.scoring.task_score import TaskScore
 
 
@@ -73,6 +74,7 @@ async def _one(cfg: KaproRunConfig, distractors: int, runner_cache: Path) -> tup
     runner = Runner(suite, ModelClient(cfg.model, api_base=cfg.api_base), RolloutCache(runner_cache),
                     concurrency=cfg.concurrency)
     ev = await evaluate(runner, cfg.harness, tasks, list(range(cfg.epochs)))
+    require_evaluated("kapro eval", [ev])
     scores = list(ev.scores)
     if cfg.judge_model:
         scores = await _rejudge(scores, ev, runner, ModelClient(cfg.judge_model))
@@ -104,6 +106,9 @@ def run_kapro_eval(cfg: KaproRunConfig) -> dict:
     given = cfg.harness
     if given.switches.max_steps > MAX_ROUNDS:
         cfg = replace(cfg, harness=given.with_switches(max_steps=MAX_ROUNDS))
+    # a task model or judge that cannot answer stops here, before anything is written
+    asyncio.run(preflight_all([ModelClient(cfg.model, api_base=cfg.api_base)]
+                              + ([ModelClient(cfg.judge_model)] if cfg.judge_model else [])))
     cache = cfg.out / "rollouts"
     metrics, info = asyncio.run(_one(cfg, 0, cache))
     data = {"kind": "kapro-eval", "harness": {"name": cfg.harness.name, "hash": cfg.harness.hash,

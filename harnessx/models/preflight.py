@@ -51,3 +51,9 @@ async def preflight(client: ModelClient, timeout_s: float = PREFLIGHT_TIMEOUT_S)
                                  f"({exc.kind}): {exc.detail}", kind=exc.kind, detail=exc.detail) from None
     _PASSED.add(key)
 
+
+
+async def preflight_all(clients: list[ModelClient]) -> None:
+    """Pre-flight every model a command calls (task agent, judge, meta-model, planner), in order."""
+    for client in clients:
+        await preflight(client)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from harnessx.errors import InputError
 from harnessx.harness import Harness
+from harnessx.stored import check_finished
 
 MODEL_CODE = Path(__file__).with_name("mlflow_model.py")
 
@@ -16,6 +17,7 @@ def selected_harness(run_dir: str | Path) -> Harness:
     if not path.is_file():
         hint = "a finished search run directory" if (Path(run_dir) / "config.json").is_file() else "a search run directory"
         raise InputError(str(run_dir), "no selected.yaml (search not finished?)", hint)
+    check_finished(run_dir)  # after an interrupted --resume, selected.yaml is an earlier finish's
     return Harness.load(path)
 
 

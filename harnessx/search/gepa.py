@@ -21,8 +21,9 @@ from typing import Any
 import gepa
 from gepa.core.adapter import EvaluationBatch
 
-from harnessx.errors import HarnessXError
+from harnessx.errors import HarnessXError, ModelCallError
 from harnessx.evaluation import Evaluation
+from harnessx.models.client import ModelClient
 from harnessx.models.quiet import drained
 from harnessx.harness import Harness
 from harnessx.search.arena import Arena
@@ -114,7 +115,7 @@ def batch_scores(evaluation: Evaluation, batch: list[Task], value_key: str | Non
 
 
 def optimize_with_gepa(arena: Arena, start: Harness, space: SearchSpace, budget: int,
-                       reflection_lm: str | None = None, seed: int = 0,
+                       reflection_lm: str | ReflectionModel | None = None, seed: int = 0,
                        adapter: HarnessAdapter | None = None) -> tuple[gepa.GEPAResult, list[Harness]]:
     """Run gepa.optimize from `start` with at most about `budget` rollouts (GEPA checks its budget
     between iterations); returns the result and its candidates as harnesses. `adapter` replaces the
@@ -134,20 +135,39 @@ def optimize_with_gepa(arena: Arena, start: Harness, space: SearchSpace, budget:
     return result, [adapter.harness(c) for c in result.candidates]
 
 
+class ReflectionModel:
+    """GEPA's reflection LM on the meta-model, through HarnessX's client so that `--meta-api-base` is
+    honoured and a failure is classified. GEPA only logs a failed reflection and carries on without a
+    proposal; this keeps the last failure so the proposer can stop with its reason."""
+
+    def __init__(self, model: str, api_base: str | None = None):
+        self.client = ModelClient(model, api_base=api_base, api_key="local" if api_base else None, temperature=1.0)
+        self.failure: ModelCallError | None = None
+
+    def __call__(self, prompt: str | list[dict[str, Any]]) -> str:
+        messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else prompt
+        try:
+            return asyncio.run(drained(self.client.complete(messages))).text or ""
+        except ModelCallError as exc:
+            self.failure = exc
+            raise
+
+
 class GepaProposer(Proposer):
     """Each round: GEPA from the incumbent with one round's evaluation budget; its best new candidates
     (by GEPA's valset score) become the round's proposals."""
 
     name = "gepa"
 
-    def __init__(self, meta_model: str | None = None):
-        self.meta_model = meta_model
+    def __init__(self, meta_model: str | None = None, api_base: str | None = None):
+        self.meta_model, self.api_base = meta_model, api_base
 
     def propose(self, ctx: RoundContext, k: int) -> list[Proposal]:
         if ctx.arena is None:
             raise ValueError("the gepa proposer needs the search's arena")
         budget = k * len(ctx.arena.tasks) * len(ctx.arena.seeds)
-        result, harnesses = optimize_with_gepa(ctx.arena, ctx.incumbent, ctx.space, budget, self.meta_model,
+        reflection = ReflectionModel(self.meta_model, self.api_base) if self.meta_model else None
+        result, harnesses = optimize_with_gepa(ctx.arena, ctx.incumbent, ctx.space, budget, reflection,
                                                seed=ctx.seed * 1000 + ctx.round)
         seen = ctx.seen_hashes() | {ctx.incumbent.hash}
         ranked = sorted(range(1, len(harnesses)), key=lambda i: -result.val_aggregate_scores[i])
@@ -163,4 +183,8 @@ class GepaProposer(Proposer):
                                 f"{result.val_aggregate_scores[i]:.3f}", "gepa"))
             if len(out) == k:
                 break
+        if not out and reflection is not None and reflection.failure is not None:
+            failure = reflection.failure  # not "no new edit": the meta-model could not answer
+            raise ModelCallError(f"meta-model {self.meta_model!r} (base URL {self.api_base or 'the provider default'}) "
+                                 f"failed in GEPA's reflection: {failure}", kind=failure.kind, detail=failure.detail)
         return out

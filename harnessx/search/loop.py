@@ -24,6 +24,7 @@ from harnessx.harness import Harness
 from harnessx.models.client import ModelClient
 from harnessx.scoring import Judge
 from harnessx.search.acceptance import SETTLE_STAGE, AcceptanceRule, Verdict
+from harnessx.stored import seal
 from harnessx.models.preflight import preflight
 from harnessx.search.arena import Arena, BudgetExhausted
 from harnessx.search.breaker import CircuitBreaker, ModelOutage
@@ -140,6 +141,9 @@ class Search:
         started = time.monotonic()
         check_stores(self.config.storage, self.config.tracking_uri)  # before anything is created
         await preflight(self.model)  # a model that cannot answer stops here too
+        if self.config.meta_model and self.config.proposer != "rules":  # so does the proposer's meta-model
+            api_base = self.config.meta_api_base
+            await preflight(ModelClient(self.config.meta_model, api_base=api_base, api_key="local" if api_base else None))
         checkpoint = self.dir.prepare(self.config_record(), resume)
         self.runner = runner = Runner(self.suite, self.model,
                                       RolloutCache(self.dir.rollouts, shared=shared_cache(self.config.runs_dir)),
@@ -152,6 +156,9 @@ class Search:
         breaker = CircuitBreaker()
         state = checkpoint or {"round": -1, "curve": [], "spent": {}, "mlflow_parent": None, "stop_reason": None}
         state["stop_reason"] = None  # a resumed search may have a larger budget
+        if state.get("done"):  # until this resume finishes, selected.yaml and summary.json are not its result
+            state["done"] = False
+            self.dir.write_json("checkpoint.json", state)
         arena.spent.update(state["spent"])
         history = self.dir.trim_ledger(state["round"])
         self.acceptance.restore(history)  # a rule with memory (sequential, stack) rebuilds it from the ledger
@@ -358,7 +365,7 @@ class Search:
             "note": "search-split scores of the selected harness are optimistic (selection on them); "
                     "confirm on the held-out split with `harnessx compare`.",
         }
-        self.dir.write_json("summary.json", summary)
+        self.dir.write_json("summary.json", seal(summary))  # its sha256: an edited summary is refused when read
         state["done"] = True
         self._checkpoint(state, arena)
         if tracker:

@@ -13,6 +13,7 @@ from typing import Any
 
 from flask import Flask, abort, render_template, request, send_file
 
+from harnessx.errors import InputError
 from harnessx.harness import Harness
 from harnessx.harness.model import diff
 from harnessx.stats import wilson
@@ -119,6 +120,10 @@ def create_app(runs_dir: str | Path) -> Flask:
     @app.errorhandler(404)
     def missing(error: Any):
         return render_template("error.html", message=getattr(error, "description", str(error))), 404
+
+    @app.errorhandler(InputError)
+    def refused(error: InputError):  # a stored file that fails its check: named, never shown as the run's
+        return render_template("error.html", message=str(error)), 409
 
     return app
 

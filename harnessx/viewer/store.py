@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from harnessx.harness import Harness
+from harnessx.stored import SEAL, digest
 from harnessx.trajectory import TamperError, Trajectory
 
 KEY = re.compile(r"^[0-9a-f]{8,64}$")  # rollout keys and harness hashes are lowercase hex
@@ -56,7 +57,14 @@ class Run:
 
     @cached_property
     def summary(self) -> dict[str, Any] | None:
-        return self._json("summary.json")
+        """summary.json, or None when it was edited after the search wrote it (its sha256 disagrees)."""
+        data = self._json("summary.json")
+        return None if self.summary_edited else data
+
+    @cached_property
+    def summary_edited(self) -> bool:
+        data = self._json("summary.json")
+        return isinstance(data, dict) and SEAL in data and data[SEAL] != digest(data)
 
     @cached_property
     def checkpoint(self) -> dict[str, Any] | None:
@@ -66,6 +74,8 @@ class Run:
     def status(self) -> str:
         if self.kind != "search":
             return "finished"
+        if self.summary_edited:
+            return "summary.json edited after it was written (restore it, or --resume)"
         if self.checkpoint and self.checkpoint.get("done"):
             return "finished"
         if self.checkpoint:

@@ -192,7 +192,7 @@ def outcome(root: Path) -> dict:
     run = root / "runs" / "k"
     summary = json.loads((run / "summary.json").read_text())
     ledger = [json.loads(line) for line in (run / "ledger.jsonl").read_text().splitlines()]
-    return {"summary": {k: v for k, v in summary.items() if k not in ("model_calls", "wall_s")},
+    return {"summary": {k: v for k, v in summary.items() if k not in ("model_calls", "wall_s", "sha256")},
             "selected.yaml": (run / "selected.yaml").read_text(),
             "scores": {p.name: p.read_text() for p in sorted((run / "scores").glob("*.jsonl"))},
             "ledger": [{k: v for k, v in row.items() if k != "mlflow_run_id"} for row in ledger],

@@ -93,11 +93,16 @@ def load_tau2_tasks(path: str | Path) -> list[Tau2Task]:
     data = _read_json(path)
     if not isinstance(data, list):
         raise InputError(str(path), f"top level is {type(data).__name__}", "a list of tasks")
-    tasks = []
+    tasks, first = [], {}
     for index, item in enumerate(data):
         if not isinstance(item, dict):
             raise InputError(f"{path} [task {index}]", f"is {type(item).__name__}", "an object")
-        tasks.append(validate(Tau2Task, item, f"{path} [task {index}]"))
+        task = validate(Tau2Task, item, f"{path} [task {index}]")
+        if task.id in first:  # one of the two would be silently dropped by every lookup by id
+            raise InputError(f"{path} [task {index}]", f"field 'id' = {task.id!r} repeats task {first[task.id]}'s",
+                             "a unique id per task")
+        first[task.id] = index
+        tasks.append(task)
     return tasks
 
 

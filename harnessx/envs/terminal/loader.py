@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from harnessx.envs.fairness import unfair
 from harnessx.envs.terminal import dockerfile
 from harnessx.envs.terminal.spec import HarnessxTable, TaskSpec, TaskToml
 from harnessx.errors import InputError
@@ -69,6 +70,10 @@ def load_spec(path: str | Path) -> TaskSpec:
         recipe.steps += [dockerfile.Step("run", (cmd,), recipe.workdir) for cmd in hx.setup]
     solve = path / "solution" / "solve.sh"
     solution = solve.read_text(encoding="utf-8") if solve.is_file() else None
+    if solution is not None and not any(line.strip() and not line.strip().startswith("#")
+                                        for line in solution.splitlines()):
+        raise InputError(f"task {name}: solution/solve.sh", "has no command (empty, or only comments)",
+                         "the oracle's shell commands, or no solve.sh")
     oracle_apt, oracle_pip = dockerfile.packages(solution or "")
     tests = path / "tests"
     if hx.feasible and not all((tests / f).is_file() for f in hx.test_files):
@@ -114,4 +119,6 @@ def load_dir(tasks_dir: str | Path) -> tuple[list[Task], list[str]]:
         except InputError as exc:
             errors.append(str(exc))
             tasks.append(broken_task(path, str(exc)))
-    return tasks, errors
+    problems = unfair([t for t in tasks if not t.metadata.get("load_error")])  # across tasks: splits, evidence
+    errors += list(problems.values())
+    return [broken_task(Path(t.metadata["task_dir"]), problems[t.id]) if t.id in problems else t for t in tasks], errors

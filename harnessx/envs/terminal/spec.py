@@ -28,7 +28,7 @@ def size_mb(value: str | int | float) -> int:
 
 class Phase(BaseModel):
     model_config = ConfigDict(extra="allow")
-    timeout_sec: float = 900.0
+    timeout_sec: float = Field(900.0, gt=0, allow_inf_nan=False)  # a phase with no time cannot be scored
 
 
 class EnvironmentTable(BaseModel):

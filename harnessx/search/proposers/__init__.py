@@ -22,7 +22,7 @@ def make_proposer(name: str, meta_model: str | None = None, api_base: str | None
     if name == "gepa":
         from harnessx.search.gepa import GepaProposer
 
-        return GepaProposer(meta_model)
+        return GepaProposer(meta_model, api_base=api_base)
     raise InputError("--proposer", f"unknown proposer {name!r}", f"one of {', '.join(PROPOSERS)}")
 
 
