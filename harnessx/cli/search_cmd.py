@@ -23,6 +23,7 @@ from harnessx.search import PROPOSERS, Search, SearchConfig, objective_names
 from harnessx.search.objectives import get_objective
 from harnessx.search.acceptance import ACCEPTANCE
 from harnessx.search.breaker import ModelOutage
+from harnessx.search.certify import CertifyConfig, claim_line
 from harnessx.search.planner import PlanConfig, plan as make_plan
 from harnessx.search.tracking import DEFAULT_MLFLOW_URI
 from harnessx.report.cells import objective_cell, rate_cell, value_cell
@@ -87,6 +88,11 @@ def search(
     sources: int = typer.Option(0, "--sources", min=0, help="Only the first N source pairs of the search split (0 = all)."),
     tasks: list[str] = typer.Option(None, "--tasks", help="Only these task or source ids (repeatable)."),
     temperature: float = TemperatureOpt, top_p: float = TopPOpt,
+    certify_split: str = typer.Option("heldout", "--certify-split", help="Split the final claim (selected vs R0, "
+                                      "paired, one-sided test at --alpha) is tested on; none = not run. Its "
+                                      "rollouts are paid after the search, outside --max-rollouts."),
+    certify_epochs: int = typer.Option(None, "--certify-epochs", help="Seeds per task for the claim "
+                                       "(default: --epochs)."),
 ) -> None:
     """Search harnesses: R0, then --rounds x --proposals candidates judged on the search split.
 
@@ -109,7 +115,8 @@ def search(
                                                      bfcl_dir=bfcl_dir))
     progress = Progress(TextColumn("[bold]search[/]"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("rollouts  ${task.fields[cost]:.4f}"), TimeElapsedColumn(), console=console)
-    runner = Search(config, reporter=ProgressReporter(progress))
+    runner = Search(config, reporter=ProgressReporter(progress),
+                    certify=CertifyConfig.from_options(certify_split, certify_epochs))
     plan = runner.plan()
     sim = runner.model.simulated
     console.print(f"[bold]harnessx search[/] {config.run_name}: objective={objective} env={env} "
@@ -154,7 +161,7 @@ def resume_command() -> str:
 def print_summary(summary: dict, run_dir: Path) -> None:
     r0, chosen = summary["r0"]["scorecard"], summary["selected"]["scorecard"]
     table = Table(title=f"{summary['search']}: R0 vs selected (round {summary['selected']['round']}), "
-                        f"search split, {summary['model']}" + (" (simulated)" if summary["simulated"] else ""))
+                        f"search split (selection data, not a claim), {summary['model']}" + (" (simulated)" if summary["simulated"] else ""))
     table.add_column("metric")
     table.add_column("R0", justify="right")
     table.add_column("selected", justify="right")
@@ -175,6 +182,8 @@ def print_summary(summary: dict, run_dir: Path) -> None:
     console.print(f"incumbent {summary['objective']} by round ({legend}): {curve}")
     console.print(f"rollouts used: {summary['rollouts']}, cost ${summary['cost_usd']:.4f}, wall {summary['wall_s']}s"
                   + (f"; stopped: {summary['stop_reason']}" if summary.get("stop_reason") else ""))
+    console.print(claim_line(summary.get("claim")), style="bold green" if (summary.get("claim") or {}).get("certified")
+                  else "bold", markup=False, highlight=False)
     console.print(f"run: {run_dir}  (export: harnessx export {run_dir} --out harness.yaml)")
     console.print(f"[dim]{summary['note']}[/]")
 

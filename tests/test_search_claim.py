@@ -1,0 +1,158 @@
+"""The certified claim at the end of a search: selected vs R0 on the held-out split, paired, with a CI
+and a one-sided test at alpha; never certified in a null search, certified for a known good edit,
+"not run" when asked, and the same after a kill during the claim and a resume."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from harnessx.agent.runner import RolloutCache, Runner
+from harnessx.cli.main import app
+from harnessx.envs.toy import ToySuite
+from harnessx.evaluation import evaluate
+from harnessx.harness import Harness
+from harnessx.models.client import ModelClient
+from harnessx.search import Search, SearchConfig, get_objective
+from harnessx.search.certify import CertifyConfig, claim_line
+from harnessx.search.proposers import Proposal
+from harnessx.sim import load_profile, register_profile
+from harnessx.stats import paired_bootstrap_ci, paired_test
+from tests.test_search_loop import Fresh, Killer
+from tests.test_search_rules_truth import HELPFUL, prerequisites_world
+
+
+def helpful_world(tmp_path) -> tuple[str, str]:
+    """tests/test_search_rules_truth.py's world: one clause truly helps (a simulator cue)."""
+    _, model, path = prerequisites_world(tmp_path, "prerequisites-help-claim")
+    return model, str(path)
+
+
+def config(tmp_path, **changes) -> SearchConfig:
+    base = {"objective": "joint", "env": "toy", "rounds": 2, "proposals": 3, "runs_dir": str(tmp_path / "runs"),
+            "tracking_uri": None, "concurrency": 4}
+    return SearchConfig(**{**base, **changes})
+
+
+def search(cfg: SearchConfig, sources: int = 12, resume: bool = False, **kwargs):
+    return asyncio.run(Search(cfg, suite=ToySuite(n_sources=sources, heldout_sources=sources), **kwargs)
+                       .run(resume=resume))
+
+
+class Copies:
+    """A proposer of copies: the incumbent plus a neutral revision note (no cue of the simulator)."""
+
+    name = "copies"
+
+    def __init__(self):
+        self.dropped: list[str] = []
+
+    def propose(self, ctx, k):
+        text = ctx.incumbent.text("system_prompt").rstrip()
+        return [Proposal(ctx.incumbent.with_component("system_prompt", f"{text}\n(Revision note {ctx.round}.{i}.)\n"),
+                         f"copy {ctx.round}.{i}", "a neutral copy") for i in range(k)]
+
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("good")
+    model, space = helpful_world(tmp)
+    cfg = config(tmp, model=model, space=space, epochs=3)
+    return cfg, search(cfg)
+
+
+def test_a_known_good_edit_is_certified_with_its_n_and_ci(good):
+    cfg, result = good
+    claim = json.loads((result.run_dir / "claim.json").read_text())
+    assert HELPFUL in result.selected.harness.text("system_prompt")
+    assert claim["status"] == "certified" and claim["certified"] and claim["split"] == "heldout"
+    assert (claim["n_tasks"], claim["seeds"], claim["n_pairs"], claim["valid_n"]) == (36, cfg.seeds, 108, 108)
+    assert claim["excluded_pairs"] == 0 and claim["exclusions"] == []
+    # hand check: the held-out rollouts again (all cached now), paired by task and seed
+    suite = ToySuite(n_sources=12, heldout_sources=12)
+    runner = Runner(suite, ModelClient(cfg.model), RolloutCache(result.run_dir / "rollouts"))
+    tasks = get_objective("joint").tasks(suite.tasks("heldout"))
+    r0, sel = (asyncio.run(evaluate(runner, h, tasks, cfg.seeds)) for h in (result.r0.harness, result.selected.harness))
+    assert all(r.cached for r in r0.results + sel.results)  # the claim paid them; nothing is paid twice
+    base = {(s.task_id, s.seed): float(s.success) for s in r0.scores}
+    pairs = [(float(s.success), base[(s.task_id, s.seed)], s.source_id) for s in sel.scores]
+    diff, lo, hi = paired_bootstrap_ci([p[0] for p in pairs], [p[1] for p in pairs], clusters=[p[2] for p in pairs],
+                                       n_resamples=10_000, confidence=0.90, seed=0)
+    assert claim["difference"] == pytest.approx(diff) and claim["ci"] == pytest.approx([lo, hi])
+    assert claim["r0_score"] == pytest.approx(sum(p[1] for p in pairs) / 108)
+    assert claim["selected_score"] == pytest.approx(sum(p[0] for p in pairs) / 108)
+    per_task = {t.id: [p for p, s in zip(pairs, sel.scores) if s.task_id == t.id] for t in tasks}
+    test = paired_test([sum(p[0] for p in v) / 3 for v in per_task.values()],
+                       [sum(p[1] for p in v) / 3 for v in per_task.values()], n_resamples=10_000, seed=0)
+    assert claim["p_value"] == pytest.approx(test.p_value) and test.p_value <= 0.05 and lo > 0
+    assert result.summary["claim"]["status"] == "certified"
+    assert result.summary["claim_line"].startswith("claim: CERTIFIED on the heldout split")
+    assert Harness.load(result.run_dir / "selected.yaml").provenance["claim"]["certified"] is True
+
+
+def test_a_null_search_is_never_certified(tmp_path):
+    """Greedy accepts copies (each draws its own rollouts), so the selection differs from R0 and the
+    claim is really tested; across seeded replicates it is never certified."""
+    profile = load_profile("baseline")
+    model = register_profile(profile.model_copy(update={"name": "baseline-text-claim", "pairing": "text"}))
+    tested = 0
+    for seed in range(3):
+        result = search(config(tmp_path, model=model, accept="greedy", seed=seed, name=f"null-{seed}", rounds=3),
+                        proposer=Copies())
+        claim = result.summary["claim"]
+        assert not claim["certified"] and claim["status"] == "not certified", claim_line(claim)
+        if claim["selected_hash"] != claim["r0_hash"]:
+            tested += 1
+            assert claim["p_value"] > 0.05 and claim["ci"][0] <= 0 and claim["rollouts"] == 2 * 36
+    assert tested >= 2  # the claim was tested, not skipped as "selection is R0"
+
+
+def test_selection_equal_to_r0_spends_no_rollout(tmp_path):
+    model = register_profile(load_profile("baseline").model_copy(update={"name": "baseline-claim-r0"}))
+    result = search(config(tmp_path, model=model, rounds=1), proposer=Copies())  # CRN copies: never accepted
+    claim = result.summary["claim"]
+    assert result.selected.harness.hash == result.r0.harness.hash
+    assert claim["status"] == "not certified" and claim["rollouts"] == 0 and "selection is R0" in claim["reason"]
+    assert len(list((result.run_dir / "rollouts").glob("*/*.json"))) == result.summary["rollouts"]
+
+
+def test_kill_during_the_claim_then_resume_gives_the_same_claim(good, tmp_path):
+    cfg, whole = good
+    fresh_cfg = SearchConfig(**{**cfg.__dict__, "runs_dir": str(tmp_path / "runs")})
+    search_rollouts = whole.summary["rollouts"]
+    with pytest.raises(KeyboardInterrupt):
+        search(fresh_cfg, reporter=Killer(search_rollouts + 10))  # 10 rollouts into the claim
+    run_dir = tmp_path / "runs" / "joint-toy"
+    assert not (run_dir / "claim.json").exists() and not (run_dir / "summary.json").exists()
+    counter = Fresh()
+    resumed = search(fresh_cfg, resume=True, reporter=counter)
+    keep = lambda c: {k: v for k, v in c.items() if k != "paid"}
+    assert keep(resumed.summary["claim"]) == keep(whole.summary["claim"])
+    assert json.loads((run_dir / "claim.json").read_text())["status"] == "certified"
+    assert len(counter.keys) <= 2 * 108 - 10 + 4 and len(counter.keys) < whole.summary["claim"]["paid"]  # reused
+
+
+def test_certify_split_none_records_not_run(tmp_path):
+    result = search(config(tmp_path, rounds=1), certify=CertifyConfig.from_options("none", None))
+    claim = json.loads((result.run_dir / "claim.json").read_text())
+    assert claim["status"] == "not run" and not claim["certified"] and claim["rollouts"] == 0
+    assert claim_line(claim) == "claim: not run (--certify-split none)"
+
+
+def test_cli_prints_the_claim_and_refuses_a_split_without_tasks(tmp_path):
+    cli = CliRunner()
+    args = ["search", "--env", "toy", "--rounds", "1", "--proposals", "2", "--no-mlflow", "--runs-dir",
+            str(tmp_path / "runs")]
+    out = cli.invoke(app, [*args, "--name", "a", "--certify-split", "none"])
+    assert out.exit_code == 0, out.output
+    assert "claim: not run (--certify-split none)" in out.output
+    assert json.loads((tmp_path / "runs" / "a" / "summary.json").read_text())["claim"]["status"] == "not run"
+    bad = cli.invoke(app, [*args, "--name", "b", "--certify-split", "independent"])
+    assert bad.exit_code == 2 and "--certify-split" in bad.output and "independent" in bad.output
+    assert not (tmp_path / "runs" / "b").exists()
+    search_split = cli.invoke(app, [*args, "--name", "c", "--certify-split", "search"])
+    assert search_split.exit_code == 2 and "selection used" in search_split.output
+
