@@ -156,3 +156,23 @@ def test_cli_prints_the_claim_and_refuses_a_split_without_tasks(tmp_path):
     search_split = cli.invoke(app, [*args, "--name", "c", "--certify-split", "search"])
     assert search_split.exit_code == 2 and "selection used" in search_split.output
 
+
+
+def test_summary_export_report_and_viewer_print_the_claim(good, tmp_path):
+    from harnessx.report.run_report import build_report
+    from harnessx.viewer.app import create_app
+
+    _, result = good
+    line = result.summary["claim_line"]
+    assert line.startswith("claim: CERTIFIED") and "[90% CI" in line and "n=108 valid pairs of 108" in line
+    out = CliRunner().invoke(app, ["export", str(result.run_dir), "--out", str(tmp_path / "h.yaml")])
+    assert out.exit_code == 0 and "claim: CERTIFIED on the heldout split" in " ".join(out.output.split())
+    assert Harness.load(tmp_path / "h.yaml").provenance["claim"]["p_value"] == result.summary["claim"]["p_value"]
+    md, page, _ = build_report(result.run_dir, tmp_path / "report")
+    text = md.read_text(encoding="utf-8")
+    assert "## Certified claim" in text and line in text and "| verdict | certified |" in text
+    assert "search split" in page.read_text(encoding="utf-8")
+    client = create_app(result.run_dir.parent).test_client()
+    html = client.get(f"/runs/{result.run_dir.name}").get_data(as_text=True)
+    assert 'id="claim"' in html and ">certified</b>" in html and "selection data, not a claim" in html
+    assert "gain" not in html.lower()
