@@ -24,7 +24,8 @@ from harnessx.search.objectives import get_objective
 from harnessx.search.acceptance import ACCEPTANCE
 from harnessx.search.breaker import ModelOutage
 from harnessx.search.certify import CertifyConfig, claim_line
-from harnessx.search.planner import PlanConfig, plan as make_plan
+from harnessx.search.budget import search_plan
+from harnessx.search.planner import rollout_line
 from harnessx.search.tracking import DEFAULT_MLFLOW_URI
 from harnessx.report.cells import objective_cell, rate_cell, value_cell
 
@@ -117,7 +118,6 @@ def search(
                         TextColumn("rollouts  ${task.fields[cost]:.4f}"), TimeElapsedColumn(), console=console)
     runner = Search(config, reporter=ProgressReporter(progress),
                     certify=CertifyConfig.from_options(certify_split, certify_epochs))
-    plan = runner.plan()
     sim = runner.model.simulated
     console.print(f"[bold]harnessx search[/] {config.run_name}: objective={objective} env={env} "
                   f"model={runner.model.describe()} proposer={runner.proposer.name} accept={runner.acceptance.name}")
@@ -125,15 +125,12 @@ def search(
         console.print("[yellow]Simulated task agent: numbers test the pipeline; they are not a model's result.[/]")
     elif warning := copies_warning(epochs, temperature or 0.0, [], simulated=False):
         console.print(warning, style="yellow", markup=False, highlight=False)
-    console.print(f"pre-flight: R0 + {rounds} x {proposals} candidates, {plan['tasks']} tasks x {plan['seeds']} "
-                  f"seed(s) each: at most {plan['rollouts']} rollouts"
-                  + (" (cost $0: simulated)" if sim else "; tokens and cost are estimated after R0 and capped "
-                     "by --max-rollouts / --max-cost"))
-    power_plan = make_plan(PlanConfig(tasks=plan["tasks"], rounds=rounds, proposals=proposals, epochs=epochs,
-                                      alpha=alpha, accept=accept, max_rollouts=max_rollouts))
-    console.print(f"pre-flight: {power_plan.lines()[1]} (harnessx plan for budgets and effects)", markup=False)
-    for warning in power_plan.warnings:
-        console.print(warning, style="yellow", markup=False)
+    power_plan = search_plan(runner)  # the same figures as `harnessx plan` (one function computes both)
+    console.print(f"pre-flight: {rollout_line(power_plan)}" + (" (cost $0: simulated)" if sim else "; tokens and "
+                  "cost are estimated after R0 and capped by --max-rollouts / --max-cost"), markup=False)
+    for line in power_plan.lines()[1:]:
+        console.print(line if line.startswith("WARNING") else f"pre-flight: {line}",
+                      style="yellow" if line.startswith("WARNING") else None, markup=False)
     try:
         with progress:
             result = asyncio.run(runner.run(resume=resume))
