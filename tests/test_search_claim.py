@@ -176,3 +176,28 @@ def test_summary_export_report_and_viewer_print_the_claim(good, tmp_path):
     html = client.get(f"/runs/{result.run_dir.name}").get_data(as_text=True)
     assert 'id="claim"' in html and ">certified</b>" in html and "selection data, not a claim" in html
     assert "gain" not in html.lower()
+
+
+def test_mlflow_and_optuna_carry_the_claim(good, tmp_path):
+    import optuna
+    from mlflow import MlflowClient
+    from optuna.storages import JournalStorage
+    from optuna.storages.journal import JournalFileBackend
+
+    cfg, whole = good
+    uri = f"sqlite:///{tmp_path}/mlruns/mlflow.db"
+    # the same search again on the same rollouts (shared cache): its claim is logged to MLflow this time
+    tracked = SearchConfig(**{**cfg.__dict__, "tracking_uri": uri, "name": "tracked", "runs_dir": cfg.runs_dir})
+    result = search(tracked)
+    client = MlflowClient(tracking_uri=uri)
+    runs = client.search_runs([client.get_experiment_by_name("harnessx-search").experiment_id])
+    parent = next(r for r in runs if "mlflow.parentRunId" not in r.data.tags)
+    claim = result.summary["claim"]
+    assert parent.data.metrics["claim_certified"] == 1.0 and parent.data.tags["harnessx.claim"] == "certified"
+    assert parent.data.metrics["claim_p_value"] == pytest.approx(claim["p_value"])
+    assert parent.data.metrics["claim_ci_low"] == pytest.approx(claim["ci"][0])
+    assert parent.data.metrics["claim_valid_n"] == 108 and parent.data.tags["harnessx.claim_split"] == "heldout"
+    assert claim == {**whole.summary["claim"], "paid": 0}  # every rollout came from the shared cache
+    study = optuna.load_study(study_name="tracked", storage=JournalStorage(JournalFileBackend(
+        str(result.run_dir / "optuna.log"))))
+    assert study.user_attrs["claim"]["certified"] is True and study.user_attrs["claim"]["valid_n"] == 108

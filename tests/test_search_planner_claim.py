@@ -92,7 +92,8 @@ def test_pre_flight_prints_the_planners_figure_and_the_search_stays_within_it(tm
     assert re.search(r"discordance \d\.\d+: upper bound from R0's rollouts \(the rollout cache\)",
                      " ".join(planned.output.split()))
     from_run = CliRunner().invoke(app, ["plan", "--env", "toy", "--from-run", "runs/s"])
-    assert "upper bound from R0's rollouts (run s)" in " ".join(from_run.output.split())
+    assert re.search(r"estimated from run s: R0 against its \d+ fully evaluated candidate\(s\), same tasks and seeds",
+                     " ".join(from_run.output.split()))
 
 
 def test_a_pilot_estimates_discordance_and_the_search_reuses_its_rollouts(tmp_path, monkeypatch):
@@ -105,3 +106,25 @@ def test_a_pilot_estimates_discordance_and_the_search_reuses_its_rollouts(tmp_pa
     flat = " ".join(out.output.split())
     assert "estimated from R0's rollouts (the rollout cache): disagreement across 2 seeds on 12 tasks" in flat
     assert json.loads((tmp_path / "runs" / "p" / "summary.json").read_text())["model_calls"] == 0  # R0: the pilot's
+
+
+def test_discordance_from_a_run_pairs_r0_with_its_candidates_by_hand(tmp_path):
+    from harnessx.harness.presets import resolve_harness
+    from harnessx.search.discordance import from_run
+    from harnessx.search.objectives import get_objective
+
+    r0 = resolve_harness("A1")
+    r0.save(tmp_path / "r0.yaml")
+    (tmp_path / "scores").mkdir()
+
+    def write(name: str, solved: list[bool]) -> None:
+        rows = [{"task_id": f"t{i}", "seed": 0, "feasible": True, "family": None, "source_id": f"t{i}",
+                 "split": "search", "valid": True, "solved": ok} for i, ok in enumerate(solved)]
+        (tmp_path / "scores" / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    write(r0.hash, [True, True, False, False])
+    write("a", [True, False, False, True])    # 2 of 4 pairs differ
+    write("b", [True, True, False, True])     # 1 of 4
+    write("screen", [True])                   # 1 of R0's 4 pairs: a screen, not a full evaluation
+    found = from_run(tmp_path, get_objective("joint"))
+    assert found.value == pytest.approx((2 / 4 + 1 / 4) / 2) and "2 fully evaluated candidate(s)" in found.source

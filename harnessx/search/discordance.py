@@ -11,6 +11,10 @@ it is the disagreement of one harness with itself across seeds, which R0's rollo
   upper bound, since it counts task-to-task differences as noise;
 - no rollouts: 0.5 (independent rollouts at p = 0.5), assumed and said so.
 
+A run directory (`--from-run`) holds more: R0 and every candidate on the same tasks and seeds, so
+the discordance is measured where the planner uses it, between R0 and each fully evaluated candidate
+under the runner's own pairing (a simulator's common random numbers, a real model's sampling).
+
 R0's rollouts come from a run directory's per-trial scores (`--from-run`), from a pilot of R0 over 2
 seeds (`harnessx plan --pilot`, written to the shared rollout cache so the search reuses them), or,
 in the search's pre-flight, from that cache when it already holds them (never paying for one).
@@ -82,24 +86,40 @@ def outcomes_of(evaluation: Evaluation, objective: Objective) -> dict[str, dict[
 
 
 def from_run(run: Path, objective: Objective) -> Discordance | None:
-    """From a search run's R0 per-trial scores (`scores/<r0 hash>.jsonl`); None when it has none."""
+    """From a search run's per-trial scores (`scores/<hash>.jsonl`): the discordant share of (task, seed)
+    pairs between R0 and each candidate evaluated on the same pairs (the runner's own pairing), else
+    R0's own spread; None when the run has no R0 scores."""
     r0_file = run / "r0.yaml"
-    if not r0_file.is_file():
+    scores = run / "scores"
+    r0 = scores / f"{Harness.load(r0_file).hash}.jsonl" if r0_file.is_file() else None
+    if r0 is None or not r0.is_file():
         return None
-    scores = run / "scores" / f"{Harness.load(r0_file).hash}.jsonl"
-    if not scores.is_file():
-        return None
+    base = read_scores(r0, objective)
+    shares = []
+    for path in sorted(scores.glob("*.jsonl")):
+        other = read_scores(path, objective) if path != r0 else {}
+        pairs = [(v, other[t][s]) for t, seeds in base.items() for s, v in seeds.items() if s in other.get(t, {})]
+        if pairs and len(pairs) * 2 >= sum(len(v) for v in base.values()):  # a full evaluation, not a screen
+            shares.append(sum((a - b) ** 2 for a, b in pairs) / len(pairs))
+    if shares:
+        return Discordance(max(sum(shares) / len(shares), 1e-3), f"estimated from run {run.name}: R0 against its "
+                           f"{len(shares)} fully evaluated candidate(s), same tasks and seeds", len(base))
+    return estimate(base, f"run {run.name}")
+
+
+def read_scores(path: Path, objective: Objective) -> dict[str, dict[int, float]]:
+    """Per-task objective values by seed from one `scores/<hash>.jsonl` (valid trials of its strata)."""
     out: dict[str, dict[int, float]] = defaultdict(dict)
-    for number, line in enumerate(scores.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise InputError(f"{scores}:{number}", f"not JSON: {exc}") from None
+            raise InputError(f"{path}:{number}", f"not JSON: {exc}") from None
         score = TaskScore.model_validate({k: v for k, v in row.items() if k in TaskScore.model_fields})
         value = objective.trial_value(score)
         if value is not None and ("feasible" if score.feasible else "blocked") in objective.strata:
             out[score.task_id][score.seed] = float(value)
-    return estimate(dict(out), f"run {run.name}")
+    return dict(out)
 
 
 async def pilot(runner: Runner, r0: Harness, tasks: list[Task], objective: Objective, seed: int = 0) -> Discordance:

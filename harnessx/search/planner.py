@@ -148,11 +148,14 @@ def rollout_line(p: Plan) -> str:
     return ((f"budget: {p.budget_rollouts} rollouts" if p.budget_rollouts is not None else "budget: no cap")
             + (f" (${c.max_cost:.2f} at ${c.cost_per_rollout:.5f} per rollout)" if c.max_cost is not None else "")
             + f" buys R0 + {p.rounds} rounds x {c.proposals} proposals x {c.epochs} seed(s) on {c.tasks} tasks: "
-            f"expected about {p.rollouts} rollouts (rule {c.accept}'s schedule, {p.rollouts_per_round} per round, "
-            f"{p.per_candidate} per full evaluation; racing and the rollout cache only lower it), at most {p.cap} "
+            f"{SCHEDULE.get(c.accept, 'expected about')} {p.rollouts} rollouts (rule {c.accept}'s schedule, "
+            f"{p.rollouts_per_round} per round, {p.per_candidate} per full evaluation; "
+            f"{LOWERS.get(c.accept, 'the rollout cache only lowers it')}), at most {p.cap} "
             f"(the search's hard cap: every proposal on every task{', or the budget' if p.budget_rollouts else ''})")
 
 
+SCHEDULE = {"greedy": "about", "paired": "up to"}  # sequential, stack: their schedule is what they spend
+LOWERS = {"paired": "racing stops clear losers early, so usually fewer"}
 SCREEN_NOTE = "; the best of the screened proposals, on tasks the screen did not use"
 NOTES = {"sequential": SCREEN_NOTE, "stack": "; the stack of screened moves, every {every} rounds, on tasks the "
          "screen did not use"}
