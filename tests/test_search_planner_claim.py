@@ -128,3 +128,14 @@ def test_discordance_from_a_run_pairs_r0_with_its_candidates_by_hand(tmp_path):
     write("screen", [True])                   # 1 of R0's 4 pairs: a screen, not a full evaluation
     found = from_run(tmp_path, get_objective("joint"))
     assert found.value == pytest.approx((2 / 4 + 1 / 4) / 2) and "2 fully evaluated candidate(s)" in found.source
+
+
+def test_the_search_pre_flight_says_when_its_budget_cannot_certify_the_effect(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = CliRunner().invoke(app, ["search", "--env", "starter", "--rounds", "0", "--no-mlflow", "--name", "e",
+                                   "--effect", "0.05", "--certify-epochs", "2"])
+    assert out.exit_code == 0, out.output
+    flat = " ".join(out.output.split())
+    # 20 held-out tasks x 2 seeds at discordance 0.5: MDE = 2.48647 x sqrt(0.5 / 2) / sqrt(20) = 0.27799
+    assert "claim: selected vs R0 on 20 heldout tasks x 2 seed(s)" in flat and "effect +0.278" in flat
+    assert "WARNING: the claim cannot reliably certify +0.050 on 20 heldout tasks x 2 seed(s)" in flat

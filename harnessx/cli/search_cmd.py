@@ -94,6 +94,8 @@ def search(
                                       "rollouts are paid after the search, outside --max-rollouts."),
     certify_epochs: int = typer.Option(None, "--certify-epochs", help="Seeds per task for the claim "
                                        "(default: --epochs)."),
+    effect: float = typer.Option(None, "--effect", help="Pre-flight: warn when the rounds cannot detect, or the "
+                                 "claim cannot certify, an improvement this large (absolute, 0.05 = +5 pp)."),
 ) -> None:
     """Search harnesses: R0, then --rounds x --proposals candidates judged on the search split.
 
@@ -125,7 +127,7 @@ def search(
         console.print("[yellow]Simulated task agent: numbers test the pipeline; they are not a model's result.[/]")
     elif warning := copies_warning(epochs, temperature or 0.0, [], simulated=False):
         console.print(warning, style="yellow", markup=False, highlight=False)
-    power_plan = search_plan(runner)  # the same figures as `harnessx plan` (one function computes both)
+    power_plan = search_plan(runner, effect)  # the same figures as `harnessx plan` (one function computes both)
     console.print(f"pre-flight: {rollout_line(power_plan)}" + (" (cost $0: simulated)" if sim else "; tokens and "
                   "cost are estimated after R0 and capped by --max-rollouts / --max-cost"), markup=False)
     for line in power_plan.lines()[1:]:
@@ -177,10 +179,14 @@ def print_summary(summary: dict, run_dir: Path) -> None:
     legend = "* = accepted" + (", ~ = unconfirmed, on the tasks it has" if any(e.get("unconfirmed") for e in
                                                                             summary["curve"]) else "")
     console.print(f"incumbent {summary['objective']} by round ({legend}): {curve}")
-    console.print(f"rollouts used: {summary['rollouts']}, cost ${summary['cost_usd']:.4f}, wall {summary['wall_s']}s"
+    claim = summary.get("claim") or {}
+    console.print(f"rollouts used: {summary['rollouts']}"
+                  + (f" + {claim['rollouts']} for the claim ({claim.get('paid', 0)} paid, the rest from the cache; "
+                     f"${claim.get('cost_usd', 0.0):.4f})" if claim.get("rollouts") else "")
+                  + f", cost ${summary['cost_usd']:.4f}, wall {summary['wall_s']}s"
                   + (f"; stopped: {summary['stop_reason']}" if summary.get("stop_reason") else ""))
-    console.print(claim_line(summary.get("claim")), style="bold green" if (summary.get("claim") or {}).get("certified")
-                  else "bold", markup=False, highlight=False)
+    console.print(claim_line(claim or None), style="bold green" if claim.get("certified") else "bold", markup=False,
+                  highlight=False)
     console.print(f"run: {run_dir}  (export: harnessx export {run_dir} --out harness.yaml)")
     console.print(f"[dim]{summary['note']}[/]")
 

@@ -108,7 +108,8 @@ async def certify(run: ClaimRun, split: str, r0: Harness, selected: Harness) -> 
         reason = (f"{'certified' if certified else 'not certified'}: one-sided p {p_text(figures['p_value'])} "
                   f"{'<=' if certified else '>'} alpha {run.alpha:g}")
     return {**base, **figures, "status": "certified" if certified else "not certified", "certified": certified,
-            "reason": reason, "rollouts": len(results), "paid": sum(not r.cached for r in results)}
+            "reason": reason, "rollouts": len(results), "paid": sum(not r.cached for r in results),
+            "cost_usd": sum(r.usage.cost_usd for r in results if not r.cached)}
 
 
 def paired_figures(objective: Objective, r0: Evaluation, selected: Evaluation, alpha: float) -> dict:
