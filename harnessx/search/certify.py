@@ -17,6 +17,7 @@ R0 is "not certified (selection is R0)" without a rollout.
 
 from __future__ import annotations
 
+import asyncio
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -97,8 +98,8 @@ async def certify(run: ClaimRun, split: str, r0: Harness, selected: Harness) -> 
     if r0.hash == selected.hash:
         return {**base, "status": "not certified", "certified": False, "rollouts": 0,
                 "reason": "not certified (selection is R0): no proposal was accepted, nothing to claim"}
-    first = await evaluate(run.runner, r0, run.tasks, run.seeds, run.judge, progress=run.progress)
-    second = await evaluate(run.runner, selected, run.tasks, run.seeds, run.judge, progress=run.progress)
+    first, second = await asyncio.gather(*(evaluate(run.runner, h, run.tasks, run.seeds, run.judge, progress=run.progress)
+                                           for h in (r0, selected)))
     results = first.results + second.results
     figures = paired_figures(run.objective, first, second, run.alpha)
     certified = figures["p_value"] is not None and figures["p_value"] <= run.alpha
