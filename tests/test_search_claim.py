@@ -201,3 +201,20 @@ def test_mlflow_and_optuna_carry_the_claim(good, tmp_path):
     study = optuna.load_study(study_name="tracked", storage=JournalStorage(JournalFileBackend(
         str(result.run_dir / "optuna.log"))))
     assert study.user_attrs["claim"]["certified"] is True and study.user_attrs["claim"]["valid_n"] == 108
+
+
+def test_compare_on_the_claims_split_reads_the_claims_rollouts(tmp_path, monkeypatch):
+    """`harnessx compare` on held-out after a search pays nothing: the claim's rollouts share its keys."""
+    monkeypatch.chdir(tmp_path)
+    cli = CliRunner()
+    out = cli.invoke(app, ["search", "--env", "starter", "--rounds", "2", "--accept", "greedy", "--no-mlflow",
+                           "--name", "demo"])
+    assert out.exit_code == 0, out.output
+    claim = json.loads((tmp_path / "runs" / "demo" / "claim.json").read_text())
+    assert claim["selected_hash"] != claim["r0_hash"] and claim["paid"] == claim["rollouts"] == 40
+    compared = cli.invoke(app, ["compare", "runs/demo", "--split", "heldout", "--out", "cmp"])
+    assert compared.exit_code == 0, compared.output
+    assert "(0 model calls, 40 cached rollouts)" in " ".join(compared.output.split())
+    data = json.loads(next((tmp_path / "cmp").glob("compare-heldout-*.json")).read_text())
+    joint = data["splits"]["heldout"]["differences"][0]["metrics"]["joint"]
+    assert joint["diff"] == pytest.approx(claim["difference"]) and joint["n"] == claim["valid_n"]
