@@ -68,14 +68,19 @@ def claim_section(doc: Document, run: RunDir) -> None:
     if not claim or claim.get("difference") is None:
         return
     pp = claim.get("unit") == "pp"
-    pct = (lambda v: f"{100 * v:.1f}%") if pp else (lambda v: f"{v:.3f}")  # noqa: E731
-    signed = (lambda v: f"{100 * v:+.1f} pp") if pp else (lambda v: f"{v:+.3f}")  # noqa: E731
+
+    def pct(v: float) -> str:
+        return f"{100 * v:.1f}%" if pp else f"{v:.3f}"
+
+    def signed(v: float) -> str:
+        return f"{100 * v:+.1f} pp" if pp else f"{v:+.3f}"
+
     rows = [["verdict", claim["status"]], ["split", claim["split"]], ["objective", claim["objective"]],
             ["pairs (task, seed)", f"{claim['valid_n']} valid of {claim['n_pairs']} ({claim['excluded_pairs']} excluded)"],
             ["tasks x seeds", f"{claim['valid_tasks']} x {len(claim['seeds'])}"], ["R0", pct(claim["r0_score"])],
             ["selected", pct(claim["selected_score"])],
-            ["difference (selected − R0)", f"{signed(claim['difference'])} [{100 * claim['ci_level']:.0f}% CI "
-                                            f"{signed(claim['ci'][0])}, {signed(claim['ci'][1])}]"],
+            ["difference (selected − R0)", (f"{signed(claim['difference'])} [{100 * claim['ci_level']:.0f}% CI "
+                                             f"{signed(claim['ci'][0])}, {signed(claim['ci'][1])}]")],
             ["one-sided p", f"{claim['p_value']:.4g} (alpha {claim['alpha']:g})"]]
     doc.add(Table("Certified claim: selected vs R0, paired, on a split selection never saw", ["figure", "value"], rows,
                   [claim["test"]]))
