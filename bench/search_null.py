@@ -10,6 +10,9 @@ copy, settlements every `--every` rounds; only a committed stack counts) judge t
 shared rollout cache. GEPA runs too, with a proposer of copies and `sequential`'s rollouts of that
 replicate as its budget: it has no rounds, so its figure is per search (does it end on a copy?),
 next to the same figure of the three rules, and how many copies it let into its candidate pool.
+Each search ends with the certified claim a search makes (harnessx/search/certify.py): its selection
+against R0 on a held-out toy split of the same size, paired, one-sided at `--alpha`; the summary
+gives per rule and for GEPA the share of searches whose claim is certified (every one is false).
 
     python bench/search_null.py [--seeds 20] [--sources 10] [--model sim/baseline] [--out runs/bench-null/results.json]
 
@@ -33,6 +36,7 @@ from harnessx.envs.toy import ToySuite
 from harnessx.harness import Harness
 from harnessx.models.client import ModelClient
 from harnessx.search import Arena, Greedy, PairedRacing, get_objective, load_space
+from harnessx.search.certify import ClaimRun, certify
 from harnessx.search.gepa import HarnessAdapter, optimize_with_gepa
 from harnessx.search.sequential import Sequential
 from harnessx.search.stacking import Stacking
@@ -65,8 +69,19 @@ class CopyAdapter(HarnessAdapter):
         return {"system_prompt": f"{candidate['system_prompt'].rstrip()}\n(Revision note g{self.proposed}.)\n"}
 
 
+async def certified(runner: Runner, seed: int, args, selected: Harness) -> int:
+    """1 when the search's claim (selected vs R0 on the held-out split) is certified at --alpha."""
+    objective = get_objective(args.objective)
+    claim = ClaimRun(runner, objective, objective.tasks(runner.suite.tasks("heldout")), [seed], args.alpha)
+    return int((await certify(claim, "heldout", load_space().initial(), selected))["certified"])
+
+
+def null_suite(args) -> ToySuite:
+    return ToySuite(n_sources=args.sources, heldout_sources=args.sources)
+
+
 async def replicate(seed: int, args, cache_dir: str) -> dict[str, dict[str, int]]:
-    suite = ToySuite(n_sources=args.sources)
+    suite = null_suite(args)
     runner = Runner(suite, ModelClient(text_paired(args.model)), RolloutCache(cache_dir), concurrency=16)
     out = {}
     for rule in (Greedy(), PairedRacing(), Sequential()):
@@ -77,7 +92,8 @@ async def replicate(seed: int, args, cache_dir: str) -> dict[str, dict[str, int]
             winner = next((v.evaluation.harness for v in verdicts if v.accepted), None)
             if winner is not None:
                 incumbent, hits = winner, hits + 1
-        out[rule.name] = {"rounds": hits, "ends_on_copy": int(hits > 0), "rollouts": arena.rollouts}
+        out[rule.name] = {"rounds": hits, "ends_on_copy": int(hits > 0), "rollouts": arena.rollouts,
+                          "certified": await certified(runner, seed, args, incumbent)}
     arena = Arena(runner, suite.tasks("search"), get_objective(args.objective), [seed], order_seed=seed)
     out["stack"] = await stack_null(Stacking(every=args.every), arena, args)
     return out
@@ -85,7 +101,7 @@ async def replicate(seed: int, args, cache_dir: str) -> dict[str, dict[str, int]
 
 async def stack_null(rule: Stacking, arena: Arena, args) -> dict[str, int]:
     """`stack` as the search loop drives it: unconfirmed moves, then settlements; only a committed
-    stack is an accept (`moves` counts the unconfirmed moves to a copy)."""
+    stack is an accept (`moves` counts the unconfirmed moves to a copy); the claim is the confirmed one's."""
     working = confirmed = load_space().initial()
     hits = moves = 0
     for round_no in range(1, args.rounds + 1):
@@ -96,19 +112,21 @@ async def stack_null(rule: Stacking, arena: Arena, args) -> dict[str, int]:
         if settled is not None:
             confirmed, hits = (settled.challenger, hits + 1) if settled.verdict.accepted else (confirmed, hits)
             working = settled.incumbent
-    return {"rounds": hits, "ends_on_copy": int(hits > 0), "rollouts": arena.rollouts, "moves": moves}
+    return {"rounds": hits, "ends_on_copy": int(hits > 0), "rollouts": arena.rollouts, "moves": moves,
+            "certified": await certified(arena.runner, arena.seeds[0], args, confirmed)}
 
 
 def gepa_null(seed: int, args, cache_dir: str, budget: int) -> dict[str, int]:
     """GEPA from R0 whose every proposal is a copy; its selection is a copy when best_idx != 0."""
-    suite = ToySuite(n_sources=args.sources)
+    suite = null_suite(args)
     runner = Runner(suite, ModelClient(text_paired(args.model)), RolloutCache(cache_dir), concurrency=16)
     arena = Arena(runner, suite.tasks("search"), get_objective(args.objective), [seed], order_seed=seed)
     space, start = load_space(), load_space().initial()
     adapter = CopyAdapter(arena, start, space, offline=True, seed=seed)
-    result, _ = optimize_with_gepa(arena, start, space, budget, seed=seed, adapter=adapter)
+    result, harnesses = optimize_with_gepa(arena, start, space, budget, seed=seed, adapter=adapter)
+    claim = asyncio.run(certified(runner, seed, args, harnesses[result.best_idx]))
     return {"ends_on_copy": int(result.best_idx != 0), "admitted": len(result.candidates) - 1,
-            "proposed": adapter.proposed, "rollouts": arena.rollouts}
+            "proposed": adapter.proposed, "rollouts": arena.rollouts, "certified": claim}
 
 
 def run_replicate(job: tuple) -> dict[str, dict[str, int]]:
@@ -127,6 +145,7 @@ def main() -> None:
     parser.add_argument("--objective", default="joint")
     parser.add_argument("--model", default="sim/baseline")
     parser.add_argument("--every", type=int, default=Stacking.every, help="stack: rounds between settlements")
+    parser.add_argument("--alpha", type=float, default=0.05, help="the final claim's one-sided level")
     parser.add_argument("--workers", type=int, default=2, help="replicates run in this many processes")
     parser.add_argument("--out", default="runs/bench-null/results.json", help="every figure and replicate, as JSON")
     args = parser.parse_args()
@@ -144,11 +163,12 @@ def main() -> None:
               f"(95% CI {r['ci'][0]:.3f}-{r['ci'][1]:.3f}); ends on a copy in {r['ends_on_copy']}/{summary['searches']} "
               f"searches = {r['ends_rate']:.2f} ({r['ends_ci'][0]:.2f}-{r['ends_ci'][1]:.2f}); "
               f"{r['rollouts_per_search']:.0f} rollouts per search"
-              + (f"; {r['moves']} unconfirmed moves to a copy, none selected unless committed" if name == "stack" else ""))
+              + (f"; {r['moves']} unconfirmed moves to a copy, none selected unless committed" if name == "stack" else "")
+              + f"; {claimed(r, summary)}")
     g = summary["gepa"]
     print(f"  {'gepa':10} ends on a copy in {g['ends_on_copy']}/{summary['searches']} searches = {g['ends_rate']:.2f} "
           f"({g['ends_ci'][0]:.2f}-{g['ends_ci'][1]:.2f}); let {g['admitted']}/{g['proposed']} proposed copies into its "
-          f"pool; {g['rollouts_per_search']:.0f} rollouts per search (sequential's as its budget)")
+          f"pool; {g['rollouts_per_search']:.0f} rollouts per search (sequential's as its budget); {claimed(g, summary)}")
     ratio = summary["rules"]["greedy"]["accepted_rounds"] / max(summary["rules"]["paired"]["accepted_rounds"], 1)
     print(f"  false-accept ratio greedy/paired = {ratio:.1f}x (target <= 0.05 of rounds)")
     out = Path(args.out)
@@ -156,6 +176,11 @@ def main() -> None:
     out.write_text(json.dumps({**summary, "replicates": results}, indent=1), encoding="utf-8")
     print(f"  results: {out}")
     print(f"  wall {time.monotonic() - started:.0f}s")
+
+
+def claimed(figures: dict, summary: dict) -> str:
+    return (f"claim certified in {figures['certified']}/{summary['searches']} searches = {figures['certified_rate']:.2f} "
+            f"({figures['certified_ci'][0]:.2f}-{figures['certified_ci'][1]:.2f}; target <= 0.05)")
 
 
 def summarize(results: list[dict], args) -> dict:
@@ -166,7 +191,9 @@ def summarize(results: list[dict], args) -> dict:
 
     def ends(t: dict) -> dict:
         return {"ends_on_copy": t["ends_on_copy"], "ends_rate": t["ends_on_copy"] / searches,
-                "ends_ci": list(wilson(t["ends_on_copy"], searches)), "rollouts_per_search": t["rollouts"] / searches}
+                "ends_ci": list(wilson(t["ends_on_copy"], searches)), "rollouts_per_search": t["rollouts"] / searches,
+                "certified": t["certified"], "certified_rate": t["certified"] / searches,
+                "certified_ci": list(wilson(t["certified"], searches))}
 
     rules = {name: {"accepted_rounds": total[name]["rounds"], "rate": total[name]["rounds"] / rounds,
                     "ci": list(wilson(total[name]["rounds"], rounds)), **ends(total[name]),

@@ -16,9 +16,11 @@ MARGIN = 0.06  # joint, in ground-truth units (≈ 2 SE of a 10-epoch estimate o
 HELPFUL = "Before acting, verify the prerequisites: check that every key the task needs exists."
 
 
-def test_rules_search_finds_the_helpful_edit(tmp_path):
+def prerequisites_world(tmp_path, name: str = "prerequisites-help"):
+    """A simulated profile where the HELPFUL clause truly helps, and a space offering it among neutral
+    clauses: (profile, registered model, space path)."""
     profile = load_profile("baseline").model_copy(update={
-        "name": "prerequisites-help",
+        "name": name,
         "cue_effects": {"verify_prerequisites": {"recognize": 2.0, "act": 2.5, "certify": 2.5, "false_abstain": 0.0}}})
     model = register_profile(profile)
     blocked_modes = ["deferred_without_certified_action", "proceeded", "fabricated", "wrong_result"]
@@ -31,6 +33,11 @@ def test_rules_search_finds_the_helpful_edit(tmp_path):
             {"id": "brief", "text": "Keep your messages brief."}]}}}
     path = tmp_path / "prerequisites.yaml"
     path.write_text(yaml.safe_dump(space))
+    return profile, model, path
+
+
+def test_rules_search_finds_the_helpful_edit(tmp_path):
+    profile, model, path = prerequisites_world(tmp_path)
     suite = ToySuite(n_sources=12)
     config = SearchConfig(objective="joint", env="toy", model=model, space=str(path), rounds=2, proposals=3,
                           epochs=3, runs_dir=str(tmp_path / "runs"), tracking_uri=None)

@@ -17,18 +17,20 @@ def export(
                                         "registry under this name, with alias `champion`."),
     mlflow_uri: str = typer.Option(DEFAULT_MLFLOW_URI, "--mlflow-uri", help="MLflow tracking/registry URI."),
 ) -> None:
-    """Export the selected harness of a search (provenance: search, round, scores, model).
+    """Export the selected harness of a search (provenance: search, round, scores, model, claim).
 
     Load it anywhere with `harnessx eval --harness <out>` or `Harness.load(<out>)`.
     """
     from harnessx.report.cells import objective_cell
+    from harnessx.search.certify import claim_line
     from harnessx.search.export import export as do_export, register
 
     harness = do_export(run_dir, out)
     p = harness.provenance
     console.print(f"wrote {out}: harness {harness.hash} from search {p.get('search')} round {p.get('round')}, "
-                  f"{p.get('objective')} = {objective_cell(p.get('objective_value'))} on the search split, "
-                  f"model {p.get('model')}" + (" (simulated)" if p.get("simulated") else ""))
+                  f"{p.get('objective')} = {objective_cell(p.get('objective_value'))} on the search split "
+                  f"(selection data, not a claim), model {p.get('model')}" + (" (simulated)" if p.get("simulated") else ""))
+    console.print(claim_line(p.get("claim")), markup=False, highlight=False)  # the file carries it: provenance.claim
     if mlflow_register:
         version = register(harness, mlflow_register, mlflow_uri)
         console.print(f"registered models:/{mlflow_register}/{version} with alias champion "

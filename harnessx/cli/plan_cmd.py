@@ -7,9 +7,12 @@ from pathlib import Path
 
 import typer
 
-from harnessx.cli.common import EnvOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors, open_suite
+from harnessx.cli.common import ApiBaseOpt, EnvOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors, open_suite
 from harnessx.errors import InputError
-from harnessx.search import get_objective
+from harnessx.models.client import DEFAULT_MODEL, ModelClient
+from harnessx.search import get_objective, load_space
+from harnessx.search.certify import CertifyConfig
+from harnessx.search.discordance import Discordance, DiscordanceSource, estimate_discordance
 from harnessx.search.planner import PlanConfig, plan as make_plan
 
 
@@ -38,24 +41,45 @@ def plan(
     alpha: float = typer.Option(0.05, "--alpha"),
     power: float = typer.Option(0.8, "--power"),
     effect: float = typer.Option(None, "--effect", help="The gain to detect, absolute (0.05 = +5 pp)."),
-    discordance: float = typer.Option(0.5, "--discordance", help="Share of (task, seed) pairs whose outcomes "
-                                      "differ (p10 + p01); 0.5 = independent rollouts at p = 0.5."),
+    discordance: float = typer.Option(None, "--discordance", help="Share of (task, seed) pairs whose outcomes "
+                                      "differ (p10 + p01). Default: estimated from R0's rollouts (--from-run, "
+                                      "--pilot, or the rollout cache), else 0.5 (assumed, and said so)."),
     max_rollouts: int = typer.Option(None, "--max-rollouts", min=1),
     max_cost: float = typer.Option(None, "--max-cost", min=0.0, help="Dollar budget (needs a per-rollout cost)."),
     cost_per_rollout: float = typer.Option(None, "--cost-per-rollout", min=0.0, help="USD per rollout."),
-    from_run: Path = typer.Option(None, "--from-run", help="A run directory: per-rollout cost from its R0 estimate."),
+    from_run: Path = typer.Option(None, "--from-run", help="A run directory: per-rollout cost from its R0 estimate, "
+                                  "discordance from R0's rollouts."),
+    pilot: bool = typer.Option(False, "--pilot", help="Run R0 over 2 seeds on the search split to estimate the "
+                               "discordance (cached: a search of the same runs dir reuses them)."),
+    model: str = typer.Option(DEFAULT_MODEL, "--model", help="Task-agent model for --pilot and the cache lookup."),
+    api_base: str = ApiBaseOpt,
+    space: str = typer.Option("default", "--space", help="Search space whose R0 the pilot runs."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Whose shared rollout cache to read and fill."),
+    seed: int = typer.Option(0, "--seed", help="The search's seed (its rollout seeds)."),
+    certify_split: str = typer.Option("heldout", "--certify-split", help="The claim's split (none = not run)."),
+    certify_epochs: int = typer.Option(None, "--certify-epochs", min=1, help="Seeds per task of the claim "
+                                       "(default: --epochs)."),
     tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt,
 ) -> None:
-    """Rounds x proposals x seeds a budget buys, and the minimum detectable effect per round."""
+    """Rounds x proposals x seeds a budget buys, the minimum detectable effect per round and of the final claim."""
     if accept not in ("greedy", "paired", "sequential", "stack"):
         raise InputError("--accept", f"unknown acceptance rule {accept!r}", "greedy, paired, sequential or stack")
-    if tasks is None:
-        tasks = len(get_objective(objective).tasks(open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir).tasks("search")))
+    goal = get_objective(objective)
+    suite = open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir)
+    search_tasks = goal.tasks(suite.tasks("search"))
+    tasks = tasks or len(search_tasks)
     if from_run is not None and cost_per_rollout is None:
         cost_per_rollout = cost_from_run(from_run)
+    certify = CertifyConfig.from_options(certify_split, certify_epochs)
+    claim_tasks, why = certify.tasks(suite, goal)
+    found = Discordance(discordance, "given (--discordance)") if discordance is not None else estimate_discordance(
+        DiscordanceSource(suite, ModelClient(model, api_base=api_base), load_space(space).initial(), search_tasks, goal,
+                          seed, epochs, str(runs_dir)), from_run, pilot)
     config = PlanConfig(tasks=tasks, rounds=rounds, proposals=proposals, epochs=epochs, alpha=alpha, power=power,
-                        accept=accept, discordance=discordance, effect=effect, max_rollouts=max_rollouts,
-                        max_cost=max_cost, cost_per_rollout=cost_per_rollout)
+                        accept=accept, discordance=found.value, discordance_source=found.source, effect=effect,
+                        max_rollouts=max_rollouts, max_cost=max_cost, cost_per_rollout=cost_per_rollout,
+                        claim_tasks=None if why else len(claim_tasks), claim_epochs=certify_epochs,
+                        claim_split=certify.split or "none")
     result = make_plan(config)
     console.print(f"[bold]harnessx plan[/] env={env} objective={objective}")
     for line in result.lines():

@@ -23,7 +23,9 @@ from harnessx.search import PROPOSERS, Search, SearchConfig, objective_names
 from harnessx.search.objectives import get_objective
 from harnessx.search.rules import ACCEPTANCE
 from harnessx.search.breaker import ModelOutage
-from harnessx.search.planner import PlanConfig, plan as make_plan
+from harnessx.search.certify import CertifyConfig, claim_line
+from harnessx.search.budget import search_plan
+from harnessx.search.planner import rollout_line
 from harnessx.search.tracking import DEFAULT_MLFLOW_URI
 from harnessx.report.cells import objective_cell, rate_cell, value_cell
 
@@ -87,6 +89,13 @@ def search(
     sources: int = typer.Option(0, "--sources", min=0, help="Only the first N source pairs of the search split (0 = all)."),
     tasks: list[str] = typer.Option(None, "--tasks", help="Only these task or source ids (repeatable)."),
     temperature: float = TemperatureOpt, top_p: float = TopPOpt,
+    certify_split: str = typer.Option("heldout", "--certify-split", help="Split the final claim (selected vs R0, "
+                                      "paired, one-sided test at --alpha) is tested on; none = not run. Its "
+                                      "rollouts are paid after the search, outside --max-rollouts."),
+    certify_epochs: int = typer.Option(None, "--certify-epochs", help="Seeds per task for the claim "
+                                       "(default: --epochs)."),
+    effect: float = typer.Option(None, "--effect", help="Pre-flight: warn when the rounds cannot detect, or the "
+                                 "claim cannot certify, an improvement this large (absolute, 0.05 = +5 pp)."),
 ) -> None:
     """Search harnesses: R0, then --rounds x --proposals candidates judged on the search split.
 
@@ -109,8 +118,8 @@ def search(
                                                      bfcl_dir=bfcl_dir))
     progress = Progress(TextColumn("[bold]search[/]"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("rollouts  ${task.fields[cost]:.4f}"), TimeElapsedColumn(), console=console)
-    runner = Search(config, reporter=ProgressReporter(progress))
-    plan = runner.plan()
+    runner = Search(config, reporter=ProgressReporter(progress),
+                    certify=CertifyConfig.from_options(certify_split, certify_epochs))
     sim = runner.model.simulated
     console.print(f"[bold]harnessx search[/] {config.run_name}: objective={objective} env={env} "
                   f"model={runner.model.describe()} proposer={runner.proposer.name} accept={runner.acceptance.name}")
@@ -118,15 +127,12 @@ def search(
         console.print("[yellow]Simulated task agent: numbers test the pipeline; they are not a model's result.[/]")
     elif warning := copies_warning(epochs, temperature or 0.0, [], simulated=False):
         console.print(warning, style="yellow", markup=False, highlight=False)
-    console.print(f"pre-flight: R0 + {rounds} x {proposals} candidates, {plan['tasks']} tasks x {plan['seeds']} "
-                  f"seed(s) each: at most {plan['rollouts']} rollouts"
-                  + (" (cost $0: simulated)" if sim else "; tokens and cost are estimated after R0 and capped "
-                     "by --max-rollouts / --max-cost"))
-    power_plan = make_plan(PlanConfig(tasks=plan["tasks"], rounds=rounds, proposals=proposals, epochs=epochs,
-                                      alpha=alpha, accept=accept, max_rollouts=max_rollouts))
-    console.print(f"pre-flight: {power_plan.lines()[1]} (harnessx plan for budgets and effects)", markup=False)
-    for warning in power_plan.warnings:
-        console.print(warning, style="yellow", markup=False)
+    power_plan = search_plan(runner, effect)  # the same figures as `harnessx plan` (one function computes both)
+    console.print(f"pre-flight: {rollout_line(power_plan)}" + (" (cost $0: simulated)" if sim else "; tokens and "
+                  "cost are estimated after R0 and capped by --max-rollouts / --max-cost"), markup=False)
+    for line in power_plan.lines()[1:]:
+        console.print(line if line.startswith("WARNING") else f"pre-flight: {line}",
+                      style="yellow" if line.startswith("WARNING") else None, markup=False)
     try:
         with progress:
             result = asyncio.run(runner.run(resume=resume))
@@ -154,7 +160,7 @@ def resume_command() -> str:
 def print_summary(summary: dict, run_dir: Path) -> None:
     r0, chosen = summary["r0"]["scorecard"], summary["selected"]["scorecard"]
     table = Table(title=f"{summary['search']}: R0 vs selected (round {summary['selected']['round']}), "
-                        f"search split, {summary['model']}" + (" (simulated)" if summary["simulated"] else ""))
+                        f"search split (selection data, not a claim), {summary['model']}" + (" (simulated)" if summary["simulated"] else ""))
     table.add_column("metric")
     table.add_column("R0", justify="right")
     table.add_column("selected", justify="right")
@@ -173,8 +179,14 @@ def print_summary(summary: dict, run_dir: Path) -> None:
     legend = "* = accepted" + (", ~ = unconfirmed, on the tasks it has" if any(e.get("unconfirmed") for e in
                                                                             summary["curve"]) else "")
     console.print(f"incumbent {summary['objective']} by round ({legend}): {curve}")
-    console.print(f"rollouts used: {summary['rollouts']}, cost ${summary['cost_usd']:.4f}, wall {summary['wall_s']}s"
+    claim = summary.get("claim") or {}
+    console.print(f"rollouts used: {summary['rollouts']}"
+                  + (f" + {claim['rollouts']} for the claim ({claim.get('paid', 0)} paid, the rest from the cache; "
+                     f"${claim.get('cost_usd', 0.0):.4f})" if claim.get("rollouts") else "")
+                  + f", cost ${summary['cost_usd']:.4f}, wall {summary['wall_s']}s"
                   + (f"; stopped: {summary['stop_reason']}" if summary.get("stop_reason") else ""))
+    console.print(claim_line(claim or None), style="bold green" if claim.get("certified") else "bold", markup=False,
+                  highlight=False)
     console.print(f"run: {run_dir}  (export: harnessx export {run_dir} --out harness.yaml)")
     console.print(f"[dim]{summary['note']}[/]")
 

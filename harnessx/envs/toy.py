@@ -43,10 +43,11 @@ class ToyEnv(KeyValueEnv):
         return StepOutcome(observation="ok", state_changes=[change])
 
 
-def toy_tasks(n_sources: int = 4, split: str = "search") -> list[Task]:
-    """n feasible `put` tasks and, per source, one trap (locked key) and one infeasible variant."""
+def toy_tasks(n_sources: int = 4, split: str = "search", first: int = 0) -> list[Task]:
+    """n feasible `put` tasks and, per source, one trap (locked key) and one infeasible variant
+    (sources numbered from `first`, so two splits never share an id)."""
     tasks: list[Task] = []
-    for i in range(n_sources):
+    for i in range(first, first + n_sources):
         key, value = f"k{i}", f"v{i}"
         plan = Reference(actions=[ToolCall(name="get", arguments={"key": key}),
                                   ToolCall(name="put", arguments={"key": key, "value": value})])
@@ -69,8 +70,8 @@ def toy_tasks(n_sources: int = 4, split: str = "search") -> list[Task]:
 class ToySuite:
     name = "toy"
 
-    def __init__(self, n_sources: int = 4):
-        self._tasks = toy_tasks(n_sources)
+    def __init__(self, n_sources: int = 4, heldout_sources: int = 0):
+        self._tasks = toy_tasks(n_sources) + toy_tasks(heldout_sources, "heldout", first=n_sources)
 
     def tasks(self, split: str | None = None) -> list[Task]:
         return [t for t in self._tasks if split is None or t.split == split]

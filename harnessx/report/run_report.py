@@ -17,6 +17,7 @@ from harnessx.report import plots
 from harnessx.report.document import Document, Figure
 from harnessx.report.sections import FIGURES, belief_section, challenge_section, compare_section
 from harnessx.report.tables import Table, model_line, rate_cell
+from harnessx.search.certify import claim_line
 
 RESULTS = (("compare", "compare/compare-*.json", compare_section, "Held-out comparison"),
            ("belief", "probes/belief/belief-*.json", belief_section, "Belief probe (know)"),
@@ -37,7 +38,7 @@ def search_section(doc: Document, run: RunDir, out: Path, note: str) -> None:
     doc.add(Table("Search configuration", ["setting", "value"], [[k, str(cfg.get(k, summary.get(k, "")))] for k in keys]))
     cards = {role: run.search_scorecard(role, "") for role in ("r0", "selected")}
     if all(cards.values()):
-        doc.add(Table("Search split, R0 vs selected (selection data: descriptive, optimistic for the selected harness)",
+        doc.add(Table("Search split, R0 vs selected (selection data, not a claim: optimistic for the selected harness)",
                       ["metric", "R0", "selected"],
                       [[METRICS[m][0], rate_cell(cards["r0"].get(m)), rate_cell(cards["selected"].get(m))]
                        for m in METRICS], [f"accepted rounds: {summary.get('accepted_rounds', [])}"]))
@@ -59,6 +60,32 @@ def search_section(doc: Document, run: RunDir, out: Path, note: str) -> None:
         doc.add(Figure(f"{FIGURES}/family_bars-search-run.png", "Relaxed SA by family on the search split (selection data)"))
 
 
+def claim_section(doc: Document, run: RunDir) -> None:
+    """The run's one claim (selected vs R0 on a split selection never saw): certified or not, with its figures."""
+    claim = run.summary.get("claim")
+    doc.heading("Certified claim")
+    doc.para(claim_line(claim))
+    if not claim or claim.get("difference") is None:
+        return
+    pp = claim.get("unit") == "pp"
+
+    def pct(v: float) -> str:
+        return f"{100 * v:.1f}%" if pp else f"{v:.3f}"
+
+    def signed(v: float) -> str:
+        return f"{100 * v:+.1f} pp" if pp else f"{v:+.3f}"
+
+    rows = [["verdict", claim["status"]], ["split", claim["split"]], ["objective", claim["objective"]],
+            ["pairs (task, seed)", f"{claim['valid_n']} valid of {claim['n_pairs']} ({claim['excluded_pairs']} excluded)"],
+            ["tasks x seeds", f"{claim['valid_tasks']} x {len(claim['seeds'])}"], ["R0", pct(claim["r0_score"])],
+            ["selected", pct(claim["selected_score"])],
+            ["difference (selected − R0)", (f"{signed(claim['difference'])} [{100 * claim['ci_level']:.0f}% CI "
+                                             f"{signed(claim['ci'][0])}, {signed(claim['ci'][1])}]")],
+            ["one-sided p", f"{claim['p_value']:.4g} (alpha {claim['alpha']:g})"]]
+    doc.add(Table("Certified claim: selected vs R0, paired, on a split selection never saw", ["figure", "value"], rows,
+                  [claim["test"]]))
+
+
 def build_report(run_dir: str | Path, out: str | Path | None = None) -> tuple[Path, Path, list[Path]]:
     """Write the run's report; returns (report.md, report.html, figure paths)."""
     run = load_run(run_dir)
@@ -68,6 +95,7 @@ def build_report(run_dir: str | Path, out: str | Path | None = None) -> tuple[Pa
     doc = Document(f"HarnessX report: {run.name}").para(note, banner=simulated)
     doc.para("Every rate shows k/n and a 95% interval; search-split numbers are selection data (descriptive), "
              "held-out numbers come from splits no search selected on.")
+    claim_section(doc, run)
     doc.heading("Search")
     search_section(doc, run, out, note)
     for kind, pattern, section, title in RESULTS:

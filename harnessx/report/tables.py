@@ -31,6 +31,9 @@ def exclusion_notes(block: dict) -> list[str]:
 
 
 # --- comparison --------------------------------------------------------------------------------
+SEARCH_DIFF_NOTE = "search-split difference (selection data, not a claim): a search selected on these tasks"
+
+
 def split_title(block: dict, seeds: list[int]) -> str:
     kind = ("selection data: descriptive, not held-out" if block["split"] == "search"
             else "held out: never used for selection")
@@ -56,7 +59,8 @@ def compare_tables(data: dict) -> list[Table]:
                                 ["metric", *(contrast(d) for d in diffs)],
                                 [[METRICS[m][0], *(diff_cell(d["metrics"][m]) for d in diffs)] for m in METRICS],
                                 [f"matched rollouts; 95% percentile CI, {data['n_resamples']} bootstrap resamples "
-                                 "of blocked–feasible source pairs"]))
+                                 "of blocked–feasible source pairs"]
+                                + ([SEARCH_DIFF_NOTE] if block["split"] == "search" else [])))
     if data.get("transfer"):
         rows = [[row["label"], row["split"], METRICS[m][0], rate_cell(cell["search"]), rate_cell(cell["heldout"]),
                  unpaired_diff_cell(cell["heldout"], cell["search"])]

@@ -28,6 +28,7 @@ from harnessx.stored import seal
 from harnessx.models.preflight import preflight
 from harnessx.search.arena import Arena, BudgetExhausted
 from harnessx.search.breaker import CircuitBreaker, ModelOutage
+from harnessx.search.certify import CertifyConfig, claim_line, claim_metrics, search_claim
 from harnessx.search.config import SearchConfig
 from harnessx.search.uris import check_stores
 from harnessx.search.distributed import search_executor
@@ -80,13 +81,15 @@ class Search:
 
     def __init__(self, config: SearchConfig, *, suite: Suite | None = None, proposer: Proposer | None = None,
                  acceptance: AcceptanceRule | None = None, judge: Judge | None = None,
-                 reporter: Reporter | None = None):
+                 reporter: Reporter | None = None, certify: CertifyConfig | None = None):
         self.config = config
         self.objective = get_objective(config.objective)
         self.space = load_space(config.space)
         self.suite = suite or get_suite(config.env, **config.suite_options)
         self.tasks = select_tasks(self.suite.tasks("search"), config.sources, config.task_ids)
         check_measured(self.objective, self.tasks, config.env)
+        self.certify = certify or CertifyConfig()  # the claim at the end: where and on how many seeds
+        self.certify.tasks(self.suite, self.objective)  # a named split without tasks fails before any rollout
         self.model = ModelClient(config.model, api_base=config.api_base, temperature=config.temperature,
                                  top_p=config.top_p)
         if proposer is not None and not isinstance(proposer, Proposer):
@@ -241,7 +244,10 @@ class Search:
             self.reporter.note(f"the working incumbent's stack was not confirmed ({state['stop_reason'] or 'stopped'}): "
                                "the selected harness is the last confirmed one")
             inc_eval = await arena.evaluate(confirmed)
-        return self._finish(state, arena, r0_eval, inc_eval, confirmed, tracker, history, time.monotonic() - started)
+        claim = await search_claim(self, r0_eval.harness, confirmed, arena.rollouts, arena.cost)
+        study.set_user_attr("claim", claim)
+        return self._finish(state, arena, r0_eval, inc_eval, confirmed, tracker, history, time.monotonic() - started,
+                            claim)
 
     async def _settle(self, round_no: int, incumbent: Harness, confirmed: Harness, arena: Arena, final: bool,
                       history: list[dict], optuna_ledger: OptunaLedger, tracker: MlflowTracker | None,
@@ -343,13 +349,14 @@ class Search:
         self.dir.write_json("checkpoint.json", state)
 
     def _finish(self, state: dict, arena: Arena, r0: Evaluation, selected: Evaluation, incumbent: Harness,
-                tracker: MlflowTracker | None, history: list[dict], wall_s: float) -> SearchResult:
+                tracker: MlflowTracker | None, history: list[dict], wall_s: float, claim: dict) -> SearchResult:
         c = self.config
         scores = {k: getattr(selected.scorecard, k).to_dict() for k in HEADLINE}
         provenance = {"search": c.run_name, "round": state["incumbent_round"], "objective": self.objective.name,
                       "objective_value": self.objective.rate(selected.scorecard).to_dict(), "scores": scores,
                       "env": c.env, "split": "search", "seeds": c.seeds, "model": c.model,
-                      "simulated": self.model.simulated, "r0": r0.harness.hash}
+                      "simulated": self.model.simulated, "r0": r0.harness.hash,
+                      "claim": {k: v for k, v in claim.items() if k != "exclusions"}}
         chosen = incumbent.renamed(f"{c.run_name}-selected", **provenance)
         chosen.save(self.dir / "selected.yaml")
         summary = {
@@ -362,8 +369,9 @@ class Search:
             "curve": state["curve"], "accepted_rounds": [e["round"] for e in state["curve"] if e["accepted"] and e["round"]],
             "rounds_done": state["round"], "rollouts": arena.rollouts, "cost_usd": arena.cost,
             "model_calls": arena.runner.model_calls, "stop_reason": state.get("stop_reason"), "wall_s": round(wall_s, 1),
-            "note": "search-split scores of the selected harness are optimistic (selection on them); "
-                    "confirm on the held-out split with `harnessx compare`.",
+            "claim": claim, "claim_line": claim_line(claim),
+            "note": "search-split scores are selection data, not a claim (optimistic for the selected harness); "
+                    "the claim above is the one test of selected vs R0 on a split selection never saw.",
         }
         self.dir.write_json("summary.json", seal(summary))  # its sha256: an edited summary is refused when read
         state["done"] = True
@@ -372,5 +380,5 @@ class Search:
             tracker.finish(self.dir / "summary.json", self.dir / "selected.yaml",
                            {**{f"r0_{k}": getattr(r0.scorecard, k).value for k in HEADLINE},
                             **{f"selected_{k}": getattr(selected.scorecard, k).value for k in HEADLINE},
-                            "rollouts": arena.rollouts, "cost_usd": arena.cost})
+                            "rollouts": arena.rollouts, "cost_usd": arena.cost, **claim_metrics(claim)})
         return SearchResult(self.dir.path, r0, selected, summary, history)

@@ -23,17 +23,30 @@ seed (challenger and incumbent, on the confirmation tasks); its MDE is stated at
 (n - m tasks x E seeds at alpha / L).
 `stack` screens the same way (K m E per round) and tests the stack of its unconfirmed moves on the
 other n - m tasks at alpha every `every` rounds: (n - m) E per settlement, a share 1 / every of it
-per round; its MDE is that of the stack's combined gain, not of one edit.
+per round; its MDE is that of the stack's combined gain, not of one edit. `greedy` runs no test: it moves to
+the best proposal whose mean is above the incumbent's, so it has no MDE per round.
+
+Rollouts: the expected figure is the rule's own schedule above (racing and the rollout cache only
+lower it); the cap is the search's hard bound, every proposal evaluated on every task
+(tasks x seeds x (1 + rounds x K), or --max-rollouts when lower). `harnessx plan` and the search's
+pre-flight print both from `rollout_line`.
+
+The claim at the end (harnessx/search/certify.py) is one one-sided test at alpha of the selected
+harness against R0 on the claim's n_c tasks x E_c seeds, so its MDE is the formula above with
+alpha undivided, n_c and E_c; it runs after the search, 2 n_c E_c rollouts (fewer when cached).
+The discordance is estimated from R0's rollouts when there are any (harnessx/search/discordance.py)
+and is otherwise assumed at 0.5, which the plan says.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from scipy.stats import binom, norm
 
 from harnessx.errors import InputError
+from harnessx.search.discordance import ASSUMED
 from harnessx.search.sequential import Sequential, first_rung
 from harnessx.search.stacking import Stacking
 
@@ -55,6 +68,10 @@ class PlanConfig:
     extra_seeds: int = Sequential.extra_seeds  # sequential: seeds a promising challenger may add (test looks - 1)
     screen_share: float = Sequential.first     # sequential, stack: share of the split that screens (at least 8 tasks)
     every: int = Stacking.every                 # stack: rounds between settlements
+    claim_tasks: int | None = None    # tasks of the claim's split (None: the claim is not run)
+    claim_epochs: int | None = None   # seeds per task of the claim (None: epochs)
+    claim_split: str = "heldout"
+    discordance_source: str = ASSUMED.source    # where `discordance` comes from (printed next to it)
 
     def __post_init__(self) -> None:
         checks = [("tasks", self.tasks >= 1, "at least 1"), ("rounds", self.rounds >= 0, ">= 0"),
@@ -62,7 +79,8 @@ class PlanConfig:
                   ("alpha", 0 < self.alpha < 1, "in (0, 1)"), ("power", 0 < self.power < 1, "in (0, 1)"),
                   ("discordance", 0 < self.discordance <= 1, "in (0, 1]"),
                   ("extra_seeds", self.extra_seeds >= 0, ">= 0"),
-                  ("screen_share", 0 < self.screen_share < 1, "in (0, 1)"), ("every", self.every >= 1, ">= 1")]
+                  ("screen_share", 0 < self.screen_share < 1, "in (0, 1)"), ("every", self.every >= 1, ">= 1"),
+                  ("certify_epochs", (self.claim_epochs or 1) >= 1, ">= 1")]
         for name, ok, expected in checks:
             if not ok:
                 raise InputError(f"--{name.replace('_', '-')}", f"got {getattr(self, name)!r}", expected)
@@ -82,25 +100,62 @@ class Plan:
     budget_rollouts: int | None
     mde: float                       # minimum detectable effect per round (absolute, on the objective)
     power_at_effect: float | None
+    cap: int = 0                     # the search's hard bound on rollouts (worst case, or the budget)
+    claim_rollouts: int = 0          # the claim's, after the search (2 n_c E_c; cached ones are free)
+    claim_mde: float | None = None   # the claim's minimum detectable effect (None: not run)
+    claim_power: float | None = None  # power of the claim to certify `effect`
     warnings: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         c = self.config
-        out = [(f"budget: {self.budget_rollouts} rollouts" if self.budget_rollouts is not None else "budget: no cap")
-               + (f" (${c.max_cost:.2f} at ${c.cost_per_rollout:.5f} per rollout)" if c.max_cost is not None else "")
-               + f" buys R0 + {self.rounds} rounds x {c.proposals} proposals x {c.epochs} seed(s) on "
-               f"{c.tasks} tasks: at most {self.rollouts} rollouts ({self.rollouts_per_round} per round, "
-               f"{self.per_candidate} per full evaluation; rule {c.accept})",
-               f"power: {'the stack' if c.accept == 'stack' else 'a proposal'} tested on {self.tested_tasks} paired tasks x {c.epochs} seed(s) at alpha "
-               f"{c.alpha}/{divisor(c)} (one-sided{NOTES.get(c.accept, '').format(every=c.every)}), discordance "
-               f"{c.discordance:.2f}: minimum detectable effect "
-               + (f"{self.mde:+.3f} at power {c.power:.2f}" if math.isfinite(self.mde) else "none (too few tasks)")]
-        if c.effect is not None:
+        out = [rollout_line(self), self.moves_line()]
+        if c.effect is not None and c.accept != "greedy":
             out.append(f"power to detect {c.effect:+.3f} per {'settlement' if c.accept == 'stack' else 'round'}: "
                        f"{self.power_at_effect:.2f}")
+        out += [f"discordance {c.discordance:.3f}: {c.discordance_source}", self.claim_line()]
         return out + [f"WARNING: {w}" for w in self.warnings]
 
+    def moves_line(self) -> str:
+        """What the rule tests before it moves (greedy: nothing)."""
+        c = self.config
+        if c.accept == "greedy":
+            return ("moves: greedy evaluates every proposal on every task and moves to the best one whose mean "
+                    "objective is above the incumbent's; it runs no test, so a difference of one task moves it and "
+                    "a round has no minimum detectable effect (the claim below is the test)")
+        return (f"power: {'the stack' if c.accept == 'stack' else 'a proposal'} tested on {self.tested_tasks} paired "
+                f"tasks x {c.epochs} seed(s) at alpha {c.alpha}/{divisor(c)} (one-sided"
+                f"{NOTES.get(c.accept, '').format(every=c.every)}), discordance {c.discordance:.2f}: minimum "
+                "detectable effect " + (f"{self.mde:+.3f} at power {c.power:.2f}" if math.isfinite(self.mde)
+                                        else "none (too few tasks)"))
 
+    def claim_line(self) -> str:
+        c = self.config
+        if c.claim_tasks is None:
+            return "claim: not run (--certify-split none, or no such split): the selection is not certified"
+        head = (f"claim: selected vs R0 on {c.claim_tasks} {c.claim_split} tasks x {claim_epochs(c)} seed(s), "
+                f"one-sided at alpha {c.alpha:g}, discordance {c.discordance:.2f}: minimum detectable effect ")
+        return (head + (f"{self.claim_mde:+.3f} at power {c.power:.2f}" if self.claim_mde is not None and
+                        math.isfinite(self.claim_mde) else "none (too few tasks)")
+                + f"; {self.claim_rollouts} rollouts after the search (outside --max-rollouts; cached ones are free)"
+                + (f"; power to certify {c.effect:+.3f}: {self.claim_power:.2f}" if self.claim_power is not None
+                   else ""))
+
+
+def rollout_line(p: Plan) -> str:
+    """The rollout figures `harnessx plan` and the search's pre-flight both print: the expected
+    figure (the rule's schedule) and the hard cap, labelled."""
+    c = p.config
+    return ((f"budget: {p.budget_rollouts} rollouts" if p.budget_rollouts is not None else "budget: no cap")
+            + (f" (${c.max_cost:.2f} at ${c.cost_per_rollout:.5f} per rollout)" if c.max_cost is not None else "")
+            + f" buys R0 + {p.rounds} rounds x {c.proposals} proposals x {c.epochs} seed(s) on {c.tasks} tasks: "
+            f"{SCHEDULE.get(c.accept, 'expected about')} {p.rollouts} rollouts (rule {c.accept}'s schedule, "
+            f"{p.rollouts_per_round} per round, {p.per_candidate} per full evaluation; "
+            f"{LOWERS.get(c.accept, 'the rollout cache only lowers it')}), at most {p.cap} "
+            f"(the search's hard cap: every proposal on every task{', or the budget' if p.budget_rollouts else ''})")
+
+
+SCHEDULE = {"greedy": "about", "paired": "up to"}  # sequential, stack: their schedule is what they spend
+LOWERS = {"paired": "racing stops clear losers early, so usually fewer"}
 SCREEN_NOTE = "; the best of the screened proposals, on tasks the screen did not use"
 NOTES = {"sequential": SCREEN_NOTE, "stack": "; the stack of screened moves, every {every} rounds, on tasks the "
          "screen did not use"}
@@ -174,9 +229,14 @@ def plan(config: PlanConfig) -> Plan:
         budget = dollars if budget is None else min(budget, dollars)
     rounds = c.rounds if budget is None else max(0, min(c.rounds, (budget - per_candidate) // max(per_round, 1)))
     testable = c.accept == "greedy" or tested >= min_pairs(c)  # greedy accepts on the mean, without a test
+    cap = per_candidate * (1 + c.rounds * c.proposals)
     result = Plan(c, per_candidate, tested, per_round, per_candidate + rounds * per_round, rounds, budget,
                   mde(c, tested) if testable else math.inf,
-                  (power(c, tested, c.effect) if testable else 0.0) if c.effect is not None else None)
+                  (power(c, tested, c.effect) if testable else 0.0) if c.effect is not None else None,
+                  cap=min(cap, budget) if budget is not None else cap)
+    if c.accept == "greedy":
+        result.mde, result.power_at_effect = math.nan, None
+    claim(result)
     if not testable:
         result.warnings.append(
             f"no {'stack' if c.accept == 'stack' else 'proposal'} can be accepted: it is tested on {tested} "
@@ -186,10 +246,40 @@ def plan(config: PlanConfig) -> Plan:
         result.warnings.append(f"the budget ({budget} rollouts) does not cover R0's {per_candidate}")
     elif rounds < c.rounds:
         result.warnings.append(f"the budget buys only {rounds} of the {c.rounds} rounds asked for")
-    if c.effect is not None and testable and result.mde > c.effect:
+    if c.effect is not None and testable and c.accept != "greedy" and result.mde > c.effect:
         need = math.ceil(c.epochs * (result.mde / c.effect) ** 2)
         result.warnings.append(
             f"this configuration cannot reliably detect {c.effect:+.3f} (MDE {result.mde:+.3f}, power "
             f"{result.power_at_effect:.2f} < {c.power}); about {need} seeds per task (--epochs) would, or fewer "
             f"proposals per round, or a rule whose rollouts share random draws (lower discordance)")
     return result
+
+
+def claim_epochs(c: PlanConfig) -> int:
+    return c.claim_epochs or c.epochs
+
+
+def claim(result: Plan) -> None:
+    """The claim's rollouts, MDE and power (one test at alpha on n_c tasks x E_c seeds), and a warning
+    when it cannot certify --effect."""
+    c = result.config
+    if c.claim_tasks is None:
+        return
+    n, e = c.claim_tasks, claim_epochs(c)
+    one = replace(c, proposals=1, accept="stack", epochs=e)  # divisor 1: one test at alpha, on E_c seeds
+    result.claim_rollouts = 2 * n * e
+    if n < min_pairs(one):
+        result.claim_mde, result.claim_power = math.inf, 0.0 if c.effect is not None else None
+        result.warnings.append(f"the claim cannot be certified: {n} task(s), and a one-sided sign-flip test on N "
+                               f"tasks has p >= 2^-N, so it needs at least {min_pairs(one)} at alpha {c.alpha:g}")
+        return
+    result.claim_mde = mde(one, n)
+    if c.effect is None:
+        return
+    result.claim_power = power(one, n, c.effect)
+    if result.claim_mde > c.effect:
+        need = math.ceil(e * (result.claim_mde / c.effect) ** 2)
+        result.warnings.append(
+            f"the claim cannot reliably certify {c.effect:+.3f} on {n} {c.claim_split} tasks x {e} seed(s) (MDE "
+            f"{result.claim_mde:+.3f}, power {result.claim_power:.2f} < {c.power}); about {need} seeds per task "
+            "(--certify-epochs) would, or a larger confirmation split")

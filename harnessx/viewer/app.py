@@ -16,6 +16,7 @@ from flask import Flask, abort, render_template, request, send_file
 from harnessx.errors import InputError
 from harnessx.harness import Harness
 from harnessx.harness.model import diff
+from harnessx.search.certify import claim_line
 from harnessx.stats import wilson
 from harnessx.viewer import flipview, lineage
 from harnessx.viewer.store import NotFound, Run, RunsRoot
@@ -47,8 +48,10 @@ def create_app(runs_dir: str | Path) -> Flask:
         r = get_run(name)
         if r.kind != "search":
             return render_template("outputs.html", run=r.overview(), outputs=r.outputs())
+        claim = (r.summary or {}).get("claim")
         return render_template("search.html", run=r.overview(), tree=_tree(r.ledger), summary=r.summary,
-                               lineage=_lineage(r), outputs=r.output_count())
+                               lineage=_lineage(r), outputs=r.output_count(),
+                               claim=claim_line(claim) if r.summary else None, certified=bool((claim or {}).get("certified")))
 
     @app.get("/runs/<name>/candidates/<harness_hash>")
     def candidate(name: str, harness_hash: str) -> str:
