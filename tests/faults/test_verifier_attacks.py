@@ -96,6 +96,22 @@ def test_a_conftest_hook_marking_every_test_passed_earns_nothing(tmp_path, backe
     assert "agent-written /app/pytest.ini ignored by the verifier" in notes(traj)
 
 
+PLANTS = {  # each alone made the old verifier exit 0 without running the tests
+    "pytest-module": "printf 'import sys\\nsys.exit(0)\\n' > /app/pytest.py; echo planted",
+    "user-site-pth": ("d=$(python3 -c 'import site; print(site.getusersitepackages())'); mkdir -p $d; "
+                      "echo 'import os; os._exit(0)' > $d/zz.pth; echo planted"),
+}
+
+
+@BACKENDS
+@pytest.mark.parametrize("plant", sorted(PLANTS))
+def test_a_planted_pytest_module_or_user_site_hook_is_never_imported(tmp_path, backend, plant):
+    result, traj = rollout(attack_task(tmp_path), agent(plant, [PLANTS[plant]]), TerminalEnv(backend))
+    assert result.status == "ok" and result.reward == 0.0, (result, outputs(traj))
+    if plant == "pytest-module":
+        assert "agent-written /app/pytest.py ignored by the verifier" in notes(traj)
+
+
 def running_with(marker: str) -> list[int]:
     found = []
     for entry in os.listdir("/proc"):
@@ -181,6 +197,16 @@ def test_a_process_flood_is_bounded_and_the_rollout_excluded_naming_the_limit(tm
     assert result.status == "env_failure" and result.reward is None, (result, outputs(traj))
     assert "started 400" not in outputs(traj)
     assert "pids limit (64 processes)" in traj.first("error").data["detail"]
+
+
+@BACKENDS
+def test_processes_sharing_more_memory_than_the_task_allows_end_the_rollout_naming_the_limit(tmp_path, backend):
+    hog = ("for i in 1 2 3; do python3 -c 'x = bytearray(150 * 2**20); import time; time.sleep(3)' & done; "
+           "wait; echo all done")
+    task = attack_task(tmp_path, environment='memory_mb = 200\n')
+    result, traj = rollout(task, agent("memory", [hog]), TerminalEnv(backend))
+    assert result.status == "env_failure" and result.reward is None, (result, outputs(traj))
+    assert "memory limit (200 MB)" in traj.first("error").data["detail"]
 
 
 @BACKENDS
