@@ -323,7 +323,7 @@ async def run_rollout(harness: Harness, task: Task, env: Environment, model: Mod
         if ep.stop_reason == "malformed_limit":
             status = "malformed_limit"
         reward = await env.verify()
-        for note in getattr(env._env, "notes", None) or []:  # e.g. the terminal's verifier guards
+        for note in getattr(env._env, "guard_notes", None) or []:  # e.g. the terminal's verifier guards
             ep.traj.append("note", "environment", ep.step, detail=note)
     except ModelCallError as exc:
         status = "model_failure"

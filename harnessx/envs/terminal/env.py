@@ -71,7 +71,7 @@ class TerminalEnv:
         self.path_prefix = ""  # masked binaries: the agent's shell starts with a PATH that lacks them
         self.aborted = False
         self.verifier_box: Sandbox | None = None
-        self.notes: list[str] = []  # what the episode's guards did (recorded in the trajectory after verify)
+        self.guard_notes: list[str] = []  # what the episode's guards did (recorded in the trajectory after verify)
 
     def abort(self) -> None:
         """Stop the step in progress (called on the event loop while a sandbox thread runs it): its
@@ -93,7 +93,7 @@ class TerminalEnv:
 
     def setup(self, task: Task, abandon: AbandonSpec) -> EnvStart:
         self.task, self.abandon = task, abandon
-        self.authors, self.forbidden_changes, self.notes = {}, [], []
+        self.authors, self.forbidden_changes, self.guard_notes = {}, [], []
         self.spec = spec = spec_for(task)
         gaps = hosting.missing(spec)
         if gaps:
@@ -266,13 +266,13 @@ class TerminalEnv:
         finally:
             self.box.stop()
             self.box = None
-        self.notes += notes
+        self.guard_notes += notes
 
     def run_verifier(self) -> tuple[float, object]:
         """The task's tests in a fresh sandbox, once no agent process is left: (reward, pytest result)."""
         assert self.spec and self.ws
         self.end_agent()
-        self.notes += [f"agent-written {path} ignored by the verifier" for path in isolation.agent_plants(self.authors)]
+        self.guard_notes += [f"agent-written {path} ignored by the verifier" for path in isolation.agent_plants(self.authors)]
         mounts, base = isolation.verifier_mounts(self.spec, self.ws)
         try:
             self.verifier_box = self.new_box(mounts)
