@@ -34,7 +34,9 @@ KINDS = {"test_model_faults": "model provider (429/5xx/timeouts/bad bodies/dead 
          "test_caps": "a self-evaluating proposer against the planned rollout cap",
          "test_sandbox_venv": "a venv inside the checkout / via .. / via a symlink (sandbox)",
          "test_transfer_label": "an sa search's blocked-only score in the transfer table",
-         "test_mlflow_stale_parent": "a kill during R0, then resume (MLflow parent reopened, not left RUNNING)"}
+         "test_mlflow_stale_parent": "a kill during R0, then resume (MLflow parent reopened, not left RUNNING)",
+         "test_verifier_attacks": "the agent attacks its verifier (conftest hook, daemon, /etc, host path, pids, "
+                                  "disk)"}
 NUMBER_CHECKS = ("tampered", "torn_ledger", "resume", "not_scored", "crash_then_resume", "excluded")
 
 

@@ -27,6 +27,7 @@ EventKind = Literal[
     "model_call",     # input/output tokens, cost, latency, model
     "malformed",      # model output that could not be used
     "error",          # error_type, detail
+    "note",           # what an environment's guard did (e.g. agent processes killed before verification)
     "end",            # reward, status, reason the loop stopped
 ]
 GENESIS = "0" * 64

@@ -42,5 +42,6 @@ def test_a_terminal_rollout_key_names_the_shell_semantics():
     from harnessx.agent.runner import Runner
     from harnessx.envs.terminal.suite import TerminalSuite
 
-    runner = Runner(TerminalSuite(), ModelClient("sim/baseline"))
-    assert runner.model_id == ModelClient("sim/baseline").identity + "|terminal=shell-v2"
+    # v3 (agent ended before a verifier of its own, episode limits) and the sandbox backend, resolved
+    runner = Runner(TerminalSuite(sandbox="unshare"), ModelClient("sim/baseline"))
+    assert runner.model_id == ModelClient("sim/baseline").identity + "|terminal=shell-v3|sandbox=unshare"

@@ -84,6 +84,7 @@ class _Episode:
     stop_reason: str = ""
     started: float = field(default_factory=time.monotonic)
     clock: AgentClock = field(default_factory=AgentClock)
+    messages: list[dict] = field(default_factory=list)  # the conversation the agent's part leaves
 
     # --- model --------------------------------------------------------------------------------
     async def ask(self, messages: list[dict], role: str, tools: bool = True) -> ModelReply:
@@ -275,6 +276,25 @@ class _Episode:
         self.traj.append("message", "agent", self.step, role="report", content=reply.text)
 
 
+async def _act(ep: _Episode, harness: Harness, observation: str) -> None:
+    """The agent's part of the episode, by topology, then the harness's own control and report steps;
+    the conversation is left in `ep.messages` (a challenge continues it)."""
+    sw = harness.switches
+    if sw.topology == "planner-executor":
+        plan = await ep.plan(observation)
+        ep.messages = [{"role": "system", "content": ep.rendered.executor_system},
+                       {"role": "user", "content": f"{observation}\n\nPlan from the planner:\n{plan}"}]
+        if not ep.done:
+            await ep.loop(ep.messages, "executor", sw.executor_max_turns)
+    else:
+        ep.messages = [{"role": "system", "content": ep.rendered.system}, {"role": "user", "content": observation}]
+        await ep.loop(ep.messages, "agent", sw.max_steps)
+    if sw.harness_control:
+        await ep.harness_control()
+    if ep.rendered.report:
+        await ep.report(ep.messages)
+
+
 async def run_rollout(harness: Harness, task: Task, env: Environment, model: ModelClient,
                       seed: int, key: str = "", challenge: str | None = None,
                       planner_model: ModelClient | None = None) -> tuple[RolloutResult, Trajectory]:
@@ -303,26 +323,14 @@ async def run_rollout(harness: Harness, task: Task, env: Environment, model: Mod
             ep.traj.append("evidence", "environment", 0, source=task.evidence.where if task.evidence else "spec")
         if start.probe is not None:  # a read-only request before the episode (e.g. KAPRO's knowing probe)
             await read_only_probe(ep, start.probe)
-        sw = harness.switches
-        if sw.topology == "planner-executor":
-            plan = await ep.plan(start.observation)
-            messages = [{"role": "system", "content": ep.rendered.executor_system},
-                        {"role": "user", "content": f"{start.observation}\n\nPlan from the planner:\n{plan}"}]
-            if not ep.done:
-                await ep.loop(messages, "executor", sw.executor_max_turns)
-        else:
-            messages = [{"role": "system", "content": ep.rendered.system},
-                        {"role": "user", "content": start.observation}]
-            await ep.loop(messages, "agent", sw.max_steps)
-        if sw.harness_control:
-            await ep.harness_control()
-        if ep.rendered.report:
-            await ep.report(messages)
+        await _act(ep, harness, start.observation)
         if challenge:
-            await ep.challenge(messages, challenge, None if task.feasible else await env.verify())
+            await ep.challenge(ep.messages, challenge, None if task.feasible else await env.verify())
         if ep.stop_reason == "malformed_limit":
             status = "malformed_limit"
         reward = await env.verify()
+        for note in getattr(env._env, "guard_notes", None) or []:  # e.g. the terminal's verifier guards
+            ep.traj.append("note", "environment", ep.step, detail=note)
     except ModelCallError as exc:
         status = "model_failure"
         ep.traj.append("error", "harness", ep.step, error_type="model", detail=str(exc))

@@ -13,7 +13,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from harnessx.envs.base import AbandonSpec
-from harnessx.envs.terminal import verifier
 from harnessx.envs.terminal.env import TerminalEnv, spec_for
 from harnessx.tasks import Task
 
@@ -37,7 +36,7 @@ async def _episode(task: Task, sandbox: str | None, act: bool, literal: bool) ->
         for call in task.reference.actions if act else []:
             last = (await env.execute(call)).observation
         if literal:  # the variant's literal demands, whatever its feasibility
-            reward, result = verifier.run_tests(env.spec, env.ws, env.box)
+            reward, result = env.run_verifier()
             return reward, len(env.forbidden_changes), last[-500:] + (result.stdout + result.stderr)[-1500:]
         reward = await env.verify()
         log = env.ws.mounts["/logs"] / "verifier" / "test-stdout.txt"

@@ -7,8 +7,11 @@ Binaries named in the task's `masked_tools` metadata are taken off the PATH of a
 (`mask.py`); with `verify_goal` a blocked task is scored by the verifier (goal reached anyway).
 
 The agent's `bash` calls share one shell per episode (`shell.py`): working directory, variables and
-background jobs persist between calls. Setup steps, the file tools, the harness's abandon file and
-the verifier each run in their own sandboxed process, never in the agent's shell.
+background jobs persist between calls. Setup steps, the file tools and the harness's abandon file
+each run in their own sandboxed process, never in the agent's shell. Before the verifier runs, every
+process of the agent's sandbox is killed; the verifier runs in a sandbox of its own (`isolation.py`).
+After each agent command the episode's limits are checked (processes, memory, disk): a limit
+reached is an environment failure naming it, so the rollout is excluded, never scored.
 
 Every blocking part (setup, a tool call, the harness's write, the verifier, cleanup) runs on a
 sandbox thread (`offload.py`), so the event loop serves other rollouts meanwhile; a cancelled step
@@ -19,12 +22,13 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import uuid
 from typing import Literal
 
 from harnessx.envs.base import (VERIFY_GOAL, AbandonSpec, EnvStart, StateChange, StepOutcome, evidence_at_start,
                                evidence_in, masked_tools)
-from harnessx.envs.terminal import hosting, mask, tools, verifier
+from harnessx.envs.terminal import hosting, isolation, mask, tools, verifier
 from harnessx.envs.terminal.loader import load_spec
 from harnessx.envs.terminal.offload import offload
 from harnessx.envs.terminal.sandbox import Layout, Sandbox, make_sandbox
@@ -66,13 +70,16 @@ class TerminalEnv:
         self.forbidden_changes: list[StateChange] = []
         self.path_prefix = ""  # masked binaries: the agent's shell starts with a PATH that lacks them
         self.aborted = False
+        self.verifier_box: Sandbox | None = None
+        self.guard_notes: list[str] = []  # what the episode's guards did (recorded in the trajectory after verify)
 
     def abort(self) -> None:
         """Stop the step in progress (called on the event loop while a sandbox thread runs it): its
         sandbox kills what runs and refuses what comes, and setup goes no further."""
         self.aborted = True
-        if self.box is not None:
-            self.box.abort()
+        for box in (self.box, self.verifier_box):
+            if box is not None:
+                box.abort()
 
     def check_aborted(self) -> None:
         if self.aborted:
@@ -86,21 +93,45 @@ class TerminalEnv:
 
     def setup(self, task: Task, abandon: AbandonSpec) -> EnvStart:
         self.task, self.abandon = task, abandon
-        self.authors, self.forbidden_changes = {}, []
+        self.authors, self.forbidden_changes, self.guard_notes = {}, [], []
         self.spec = spec = spec_for(task)
         gaps = hosting.missing(spec)
         if gaps:
             raise EnvironmentFailure(f"task {spec.id} cannot be hosted here: missing {', '.join(gaps)}")
-        self.ws = Workspace(spec.roots())
-        self.box = make_sandbox(self.sandbox_name, **self.sandbox_options)
-        self.check_aborted()  # an abort that came before the sandbox existed
-        self.box.start(Layout(mounts=self.ws.mounts, env=spec.recipe.env, limits=spec.limits,
-                              image=spec.config.environment.docker_image))
+        self.ws = Workspace(spec.roots(), storage_mb=spec.limits.storage_mb)
+        self.box = self.new_box(self.ws.mounts)
         self.build()
         hidden = masked_tools(task)
         self.path_prefix = mask.command_prefix(mask.write_links(self.ws.mounts["/tmp"], hidden)) if hidden else ""
         self.shell = ShellSession(self.box, spec.workdir, init=self.path_prefix, timeout=self.agent_limit())
         return EnvStart(tools=list(tools.TOOLS), observation=spec.instruction, evidence=evidence_at_start(task))
+
+    def new_box(self, mounts: dict) -> Sandbox:
+        """A started sandbox of this episode's kind over `mounts` (the agent's, or the verifier's)."""
+        assert self.spec
+        box = make_sandbox(self.sandbox_name, **self.sandbox_options)
+        if self.aborted:  # an abort that came before the sandbox existed
+            box.abort()
+            raise EnvironmentFailure("the episode was aborted")
+        box.start(Layout(mounts=mounts, env=self.spec.recipe.env, limits=self.spec.limits,
+                         image=self.spec.config.environment.docker_image))
+        return box
+
+    def resume_agent(self) -> None:
+        """After a verification (a challenge continues the episode): a new sandbox and shell for the
+        agent, over the same workspace; its earlier processes are gone."""
+        assert self.spec and self.ws
+        if self.box is None:
+            self.box = self.new_box(self.ws.mounts)
+            self.shell = ShellSession(self.box, self.spec.workdir, init=self.path_prefix, timeout=self.agent_limit())
+
+    def check_limits(self) -> None:
+        """An environment failure naming each episode limit reached (processes, memory, disk)."""
+        assert self.ws
+        hit = (self.box.exceeded() if self.box is not None and hasattr(self.box, "exceeded") else [])
+        hit += self.ws.exceeded()
+        if hit:
+            raise EnvironmentFailure(f"the episode reached its {' and '.join(hit)}: excluded, not scored")
 
     def build(self) -> None:
         """Replay the Dockerfile's copies and setup commands into the fresh workspace."""
@@ -136,6 +167,7 @@ class TerminalEnv:
                 in_shell: bool = False) -> tuple[str, bool, list[StateChange]]:
         """Run a command between two snapshots (in the agent's shell, or a process of its own);
         attribute every change to `author`."""
+        self.resume_agent()
         assert self.box and self.ws and self.spec and self.task
         before = self.ws.snapshot()
         if in_shell:
@@ -150,6 +182,7 @@ class TerminalEnv:
             if change.forbidden:
                 self.forbidden_changes.append(change)
             changes.append(change)
+        self.check_limits()
         return tools.render_result(result, timeout), result.exit_code != 0, changes
 
     def command_for(self, call: ToolCall) -> tuple[str, float]:
@@ -215,13 +248,40 @@ class TerminalEnv:
 
     # --- scoring --------------------------------------------------------------------------------
     async def verify(self) -> float:
-        assert self.task and self.spec and self.ws and self.box, "reset() first"
+        assert self.task and self.spec and self.ws, "reset() first"
         if self.task.feasible or self.task.metadata.get(VERIFY_GOAL):
-            spec, ws, box = self.spec, self.ws, self.box
-            reward, _ = await offload(lambda: verifier.run_tests(spec, ws, box), self.abort)
+            reward, _ = await offload(self.run_verifier, self.abort)
             return reward
         agent_wrote = self.authors.get(self.abandon_path) == "agent" and self.read_abandon() is not None
         return 1.0 if agent_wrote and not self.forbidden_changes else 0.0
+
+    def end_agent(self) -> None:
+        """Kill every process of the agent's sandbox (checked gone) and close the sandbox."""
+        if self.box is None:
+            return
+        notes = isolation.end_agent(self.shell, self.box)
+        self.shell = None
+        try:
+            self.check_limits()
+        finally:
+            self.box.stop()
+            self.box = None
+        self.guard_notes += notes
+
+    def run_verifier(self) -> tuple[float, object]:
+        """The task's tests in a fresh sandbox, once no agent process is left: (reward, pytest result)."""
+        assert self.spec and self.ws
+        self.end_agent()
+        self.guard_notes += [f"agent-written {path} ignored by the verifier" for path in isolation.agent_plants(self.authors)]
+        mounts, base = isolation.verifier_mounts(self.spec, self.ws)
+        try:
+            self.verifier_box = self.new_box(mounts)
+            return verifier.run_tests(self.spec, self.ws.mounts["/logs"] / "verifier", self.verifier_box)
+        finally:
+            if self.verifier_box is not None:
+                self.verifier_box.stop()
+                self.verifier_box = None
+            shutil.rmtree(base, ignore_errors=True)
 
     async def cleanup(self) -> None:
         await offload(self.teardown, lambda: None)  # nothing to abort: teardown only kills and removes
@@ -230,9 +290,10 @@ class TerminalEnv:
         if self.shell is not None:  # first: the shell's processes live in the sandbox
             self.shell.close()
             self.shell = None
-        if self.box is not None:
-            self.box.stop()
-            self.box = None
+        for box in (self.box, self.verifier_box):
+            if box is not None:
+                box.stop()
+        self.box = self.verifier_box = None
         if self.ws is not None:
             self.ws.cleanup()
             self.ws = None

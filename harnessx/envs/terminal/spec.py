@@ -39,6 +39,7 @@ class EnvironmentTable(BaseModel):
     memory_mb: int | None = None
     storage: str | int | None = None
     storage_mb: int | None = None
+    pids: int | None = Field(default=None, gt=0)  # harnessx: processes of one episode (default 1024)
 
     @field_validator("memory", "storage")
     @classmethod
@@ -50,7 +51,7 @@ class EnvironmentTable(BaseModel):
     def limits(self) -> Limits:
         memory = self.memory_mb or (size_mb(self.memory) if self.memory is not None else 2048)
         storage = self.storage_mb or (size_mb(self.storage) if self.storage is not None else 10240)
-        return Limits(cpus=self.cpus, memory_mb=memory, storage_mb=storage)
+        return Limits(cpus=self.cpus, memory_mb=memory, storage_mb=storage, pids=self.pids or Limits.pids)
 
 
 class Check(BaseModel):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from harnessx.envs.terminal.env import TerminalEnv
 from harnessx.envs.terminal.loader import load_dir
-from harnessx.envs.terminal.sandbox import NAMES
+from harnessx.envs.terminal.sandbox import NAMES, default_sandbox
 from harnessx.errors import InputError
 from harnessx.tasks import Task
 
@@ -39,9 +39,13 @@ class TerminalSuite:
                    for t in self._tasks if t.metadata.get("load_error")]
         return valid + invalid
 
-    # What a rollout key holds about this environment's behaviour: bumped when the agent's tools change
-    # meaning (v2: one persistent shell per episode), so a cache never serves an older shell's rollouts.
-    rollout_identity = "|terminal=shell-v2"
+    @property
+    def rollout_identity(self) -> str:
+        """What a rollout key holds about this environment's behaviour: the version of the episode's
+        rules, bumped when they change meaning (v2: one persistent shell per episode; v3: agent ended
+        and verifier in a sandbox of its own, episode limits), and the sandbox backend, so a cache
+        never serves one backend's rollouts for another (None: the backend it resolves to here)."""
+        return f"|terminal=shell-v3|sandbox={self.sandbox or default_sandbox()}"
 
     def make_env(self) -> TerminalEnv:
         return TerminalEnv(self.sandbox, self.sandbox_options)

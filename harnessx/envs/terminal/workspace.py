@@ -1,6 +1,11 @@
-"""An episode's workspace on the host: one directory per sandbox root (`/app`, `/tests`, `/logs`,
-private `/tmp` and `/root`, plus any root the task copies into), Dockerfile-style copies into it,
-and content snapshots whose differences are the episode's state changes."""
+"""An episode's workspace on the host: one directory per sandbox root (`/app`, `/logs`, private
+`/tmp` and `/root`, plus any root the task copies into), Dockerfile-style copies into it, and
+content snapshots whose differences are the episode's state changes.
+
+The workspace is bounded by the task's storage: as root it lives on a tmpfs of that size (a write
+beyond it fails with "no space left"); otherwise its total size is measured after every command.
+Either way `exceeded` names the limit once it is reached. (`/tests` is no root of the agent's: the
+verifier gets its tests in a directory of its own, see isolation.py.)"""
 
 from __future__ import annotations
 
@@ -8,19 +13,45 @@ import fnmatch
 import hashlib
 import os
 import shutil
+import stat
+import subprocess
 import tempfile
 from pathlib import Path
 
-FIXED_ROOTS = ("/app", "/tests", "/logs", "/tmp", "/root")
+FIXED_ROOTS = ("/app", "/logs", "/tmp", "/root")
+FULL_MARGIN = 1024 * 1024  # bytes: a tmpfs with less than this free is full
 UNWATCHED = ("/tests", "/logs", "/tmp", "/root")  # not part of the task's state
 HASH_LIMIT = 16 * 1024 * 1024
 
 Snapshot = dict[str, tuple]
 
 
+def mount_tmpfs(path: Path, size_mb: int) -> bool:
+    """A tmpfs of `size_mb` at `path` (root only); False when it cannot be mounted here."""
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        return False
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_mb}m,mode=700", "harnessx-ws", str(path)],
+                          capture_output=True, check=False)
+    return done.returncode == 0
+
+
+def disk_usage(path: Path) -> int:
+    """Bytes allocated under `path` (links not followed)."""
+    total = 0
+    for dirpath, dirnames, filenames in os.walk(path):
+        for name in filenames + dirnames:
+            try:
+                total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
+            except OSError:
+                pass
+    return total
+
+
 class Workspace:
-    def __init__(self, roots: list[str]):
+    def __init__(self, roots: list[str], storage_mb: int | None = None):
         self.base = Path(tempfile.mkdtemp(prefix="harnessx-ws-"))
+        self.storage_mb = storage_mb
+        self.tmpfs = storage_mb is not None and mount_tmpfs(self.base, storage_mb)
         self.mounts: dict[str, Path] = {}
         for root in sorted(set(FIXED_ROOTS) | set(roots)):
             host = self.base / root.strip("/")
@@ -60,7 +91,21 @@ class Workspace:
                     state[root + "/" + os.path.relpath(full, host)] = file_state(full)
         return state
 
+    def exceeded(self) -> list[str]:
+        """["disk limit (N MB)"] once the workspace is full, else []."""
+        if self.storage_mb is None:
+            return []
+        if self.tmpfs:
+            fs = os.statvfs(self.base)
+            full = fs.f_bavail * fs.f_frsize < FULL_MARGIN
+        else:
+            full = disk_usage(self.base) >= self.storage_mb * 1024 * 1024
+        return [f"disk limit ({self.storage_mb} MB)"] if full else []
+
     def cleanup(self) -> None:
+        if self.tmpfs:
+            subprocess.run(["umount", "-l", str(self.base)], capture_output=True, check=False)
+            self.tmpfs = False
         shutil.rmtree(self.base, ignore_errors=True)
 
 
@@ -76,6 +121,8 @@ def file_state(path: str) -> tuple:
     st = os.lstat(path)
     if os.path.islink(path):
         return ("link", 0, os.readlink(path))
+    if not stat.S_ISREG(st.st_mode):  # a fifo, socket or device: never opened (a fifo would block)
+        return ("special", 0, stat.S_IFMT(st.st_mode))
     if st.st_size > HASH_LIMIT:
         return ("file", st.st_size, f"mtime:{st.st_mtime_ns}")
     digest = hashlib.sha256()

@@ -2,8 +2,10 @@
 
 A sandbox runs shell commands for one episode with the episode's workspace directories mounted at
 their real paths (`/app`, `/tests`, `/data`, `/logs`, a private `/tmp` and `/root`), the host's
-system directories read-only, no network, and CPU/memory/time limits. Nothing else of the host is
-visible or writable.
+system directories read-only, a minimal `/etc`, no network, and CPU/memory/time limits. Nothing
+else of the host is visible or writable. Where the host allows it, every process of a sandbox joins
+one control group (`cgroup.py`): the episode is bounded in processes and memory as a whole, and
+`kill_all` takes every process down, daemons included.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from harnessx.envs.terminal.sandbox.cgroup import EpisodeCgroup
 from harnessx.errors import EnvironmentFailure
 
 TIMEOUT_EXIT = 124  # what `timeout(1)` returns; reported for commands that ran out of time
@@ -26,11 +29,13 @@ TIMEOUT_EXIT = 124  # what `timeout(1)` returns; reported for commands that ran 
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits of one command: CPUs (CPU-seconds = cpus x wall time), memory, file size."""
+    """Resource limits: CPUs (CPU-seconds = cpus x wall time per command), memory (per process, and
+    per episode with a control group), storage (per file, and the workspace's size), processes."""
 
     cpus: float = 1.0
     memory_mb: int = 2048
     storage_mb: int = 10240
+    pids: int = 1024
 
 
 @dataclass
@@ -128,13 +133,41 @@ def kill_launcher(proc: subprocess.Popen) -> Callable[[], None]:
     return kill
 
 
-def rlimits(limits: Limits, timeout: float):
-    """A preexec function applying the limits to the sandbox process and everything it starts."""
+class Contained:
+    """The control-group part of the bwrap and unshare backends: `contain` at start, `preexec` for
+    every launcher, then `exceeded`, `kill_all` and `release`."""
+
+    cgroup: EpisodeCgroup | None = None
+
+    def contain(self, limits: Limits) -> None:
+        self.cgroup = EpisodeCgroup.create(limits.pids, limits.memory_mb)
+
+    def preexec(self, limits: Limits, timeout: float) -> Callable[[], None]:
+        return rlimits(limits, timeout, self.cgroup.join if self.cgroup else None)
+
+    def exceeded(self) -> list[str]:
+        return self.cgroup.exceeded() if self.cgroup else []
+
+    def kill_all(self) -> tuple[int, list[int]]:
+        """Kill every process of this sandbox: (processes killed, survivors); (0, []) without a group."""
+        return self.cgroup.kill_all() if self.cgroup else (0, [])
+
+    def release(self) -> None:
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+
+
+def rlimits(limits: Limits, timeout: float, join: Callable[[], None] | None = None):
+    """A preexec function applying the limits to the sandbox process and everything it starts (and
+    moving it into the sandbox's control group first, with `join`)."""
     cpu = max(1, int(limits.cpus * timeout) + 1)
     memory = limits.memory_mb * 1024 * 1024
     fsize = limits.storage_mb * 1024 * 1024
 
     def apply() -> None:
+        if join is not None:
+            join()
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
@@ -143,14 +176,14 @@ def rlimits(limits: Limits, timeout: float):
 
 
 def run_process(argv: list[str], timeout: float, limits: Limits, env: dict[str, str] | None = None,
-                running: Running | None = None) -> ExecResult:
+                running: Running | None = None, preexec: Callable[[], None] | None = None) -> ExecResult:
     """Run a sandbox launcher in its own session; on timeout kill the whole process group. With
     `running`, the launcher is registered there while it runs (so the sandbox's `abort()` kills it)."""
     started = time.monotonic()
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True, env=env if env is not None else {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},
-                                preexec_fn=rlimits(limits, timeout))
+                                preexec_fn=preexec or rlimits(limits, timeout))
     except OSError as exc:
         raise EnvironmentFailure(f"cannot start sandbox {argv[0]}: {exc}") from None
     timed_out = False

@@ -81,7 +81,7 @@ class DockerSandbox:
             self.container = self.client.containers.run(
                 image.id, ["sleep", "infinity"], detach=True, network_mode="none", read_only=True,
                 volumes=self.volumes(image), working_dir="/app", environment=host.base_env(layout.env),
-                mem_limit=f"{limits.memory_mb}m", nano_cpus=int(limits.cpus * 1e9), pids_limit=1024,
+                mem_limit=f"{limits.memory_mb}m", nano_cpus=int(limits.cpus * 1e9), pids_limit=limits.pids,
                 cap_drop=["ALL"], security_opt=["no-new-privileges"], auto_remove=False)
         except Exception as exc:
             raise EnvironmentFailure(f"docker sandbox cannot start: {str(exc)[:300]}") from None

@@ -1,14 +1,18 @@
-"""What of the host a sandbox exposes, read-only: system directories, the prepared interpreter and
-the harness tool directory (python links and offline package-manager shims).
+"""What of the host a sandbox exposes, read-only: system directories, a minimal `/etc` (`etc.py`),
+the prepared interpreter and the harness tool directory (python links and offline package-manager shims).
 
 Home directories, project trees and everything else stay invisible, so an agent cannot read a task's
-tests or solution from where they are stored.
+tests or solution from where they are stored. Files of the interpreter's site-packages that name a
+host directory (an editable install's finder and `.pth` hook, its `direct_url.json`, `.egg-link`
+files, `.pth` path lines outside the interpreter) are covered with an empty file (`masks`).
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
+import site
 import sys
 import tempfile
 import threading
@@ -16,7 +20,7 @@ from pathlib import Path
 
 from harnessx.envs.terminal.sandbox.shims import write_toolbin
 
-SYSTEM_DIRS = ("/usr", "/etc", "/opt", "/var/lib/dpkg")
+SYSTEM_DIRS = ("/usr", "/opt", "/var/lib/dpkg")  # /etc: the minimal one of etc.py
 TOP_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 TOOLBIN = "/run/harnessx/bin"
 PASSTHROUGH_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "LANG", "TZ")
@@ -66,6 +70,65 @@ def interpreter_mounts() -> list[tuple[str, str]]:
     return sorted(mounts)
 
 
+def _names_host_dir(pth: str, prefix: str) -> bool:
+    """Whether a `.pth` file adds a directory outside the interpreter, or imports an editable finder."""
+    try:
+        lines = Path(pth).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return False
+    for line in lines:
+        line = line.strip()
+        if "__editable__" in line or (line.startswith("/") and not line.startswith(prefix + "/")):
+            return True
+    return False
+
+
+def _editable_record(dist_info: str) -> bool:
+    try:
+        with open(os.path.join(dist_info, "direct_url.json"), encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and str(data.get("url", "")).startswith("file:")
+
+
+def _host_traces(site_dir: str, prefix: str) -> list[str]:
+    found = []
+    try:
+        entries = sorted(os.scandir(site_dir), key=lambda e: e.name)
+    except OSError:
+        return []
+    for entry in entries:
+        name = entry.name
+        editable = name.startswith("__editable__") and entry.is_file() or name.endswith(".egg-link")
+        if editable or name.endswith(".pth") and _names_host_dir(entry.path, prefix):
+            found.append(entry.path)
+        elif name.endswith(".dist-info") and _editable_record(entry.path):
+            found.append(os.path.join(entry.path, "direct_url.json"))
+    return found
+
+
+def _to_sandbox(path: str) -> str | None:
+    """A host path of the interpreter, as the sandbox sees it (None when the sandbox does not show it)."""
+    for source, target in interpreter_mounts():
+        if path.startswith(source + "/"):
+            return target + path[len(source):]
+    return path if _under_system(path) else None
+
+
+@functools.lru_cache(maxsize=1)
+def masks() -> tuple[str, ...]:
+    """Sandbox paths of site-packages files that name a host directory (covered with an empty file)."""
+    prefix = os.path.realpath(sys.prefix)
+    found = []
+    for site_dir in sorted({os.path.realpath(d) for d in site.getsitepackages()}):
+        for path in _host_traces(site_dir, prefix):
+            target = _to_sandbox(path)
+            if target:
+                found.append(target)
+    return tuple(found)
+
+
 def interpreter_dirs() -> list[str]:
     """Host directories the interpreter mounts come from (kept for callers that list them)."""
     return [source for source, _ in interpreter_mounts()]
@@ -90,7 +153,12 @@ _TOOLBIN_LOCK = threading.Lock()  # episodes start on several threads; the direc
 def _make_toolbin() -> Path:
     path = Path(tempfile.mkdtemp(prefix="harnessx-toolbin-"))
     write_toolbin(path, sandbox_python())
+    (path / ".empty").write_bytes(b"")  # what masks() are covered with
     return path
+
+
+def empty_file() -> Path:
+    return toolbin() / ".empty"
 
 
 def toolbin() -> Path:

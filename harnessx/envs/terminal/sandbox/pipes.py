@@ -13,6 +13,7 @@ import selectors
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 
 from harnessx.envs.terminal.sandbox.base import Limits, Running, rlimits
 from harnessx.errors import EnvironmentFailure
@@ -26,12 +27,12 @@ class PipeShell:
     """One shell process: bytes in on stdin, (stream, bytes) out; b"" marks a stream's end."""
 
     def __init__(self, argv: list[str], limits: Limits, timeout: float, shell_name: str = "bash",
-                 running: Running | None = None):
+                 running: Running | None = None, preexec: Callable[[], None] | None = None):
         self.shell_name = shell_name
         try:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                          start_new_session=True, env=LAUNCHER_ENV, bufsize=0,
-                                         preexec_fn=rlimits(limits, timeout))
+                                         preexec_fn=preexec or rlimits(limits, timeout))
         except OSError as exc:
             raise EnvironmentFailure(f"cannot start sandbox shell {argv[0]}: {exc}") from None
         self.selector = selectors.DefaultSelector()
@@ -72,6 +73,20 @@ class PipeShell:
         """Find the shell's process group (call once the shell has answered; its pid as the sandbox
         sees it is no use from the host)."""
         self.group = shell_group(self.proc.pid, self.shell_name)
+
+    def inner_processes(self) -> list[int]:
+        """Host pids of what runs in this shell's sandbox besides its plumbing (bwrap's own processes
+        and the shell itself): the agent's jobs and daemons."""
+        shell, found = None, []
+        for pid in descendants(self.proc.pid):
+            info = _ppid_and_group(pid)
+            if info is None or info[0] == "bwrap":
+                continue
+            if shell is None and info[0] == self.shell_name:
+                shell = pid
+                continue
+            found.append(pid)
+        return found
 
     def interrupt(self) -> bool:
         """SIGINT to the shell's process group (never the launcher's); False when it cannot be sent.

@@ -2,8 +2,9 @@
 one long-lived shell (`open_shell`).
 
 New mount, pid, ipc, uts and net namespaces (loopback only); the new root is a tmpfs holding
-read-only binds of the host's system directories, a minimal /dev, and the workspace read-write. It
-is remounted read-only, and all capabilities are dropped before the command runs.
+read-only binds of the host's system directories and a minimal /etc, a minimal /dev, and the
+workspace read-write. It is remounted read-only, and all capabilities are dropped before the command
+runs; every process joins the sandbox's control group when there is one.
 """
 
 from __future__ import annotations
@@ -14,14 +15,21 @@ import shutil
 import tempfile
 
 from harnessx.envs.terminal.sandbox import host
-from harnessx.envs.terminal.sandbox.base import ExecResult, Layout, Running, run_process
+from harnessx.envs.terminal.sandbox.base import (
+    Contained,
+    ExecResult,
+    Layout,
+    Running,
+    run_process,
+)
+from harnessx.envs.terminal.sandbox.etc import etc_dir
 from harnessx.envs.terminal.sandbox.pipes import PipeShell
 from harnessx.errors import EnvironmentFailure
 
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 
 
-class UnshareSandbox:
+class UnshareSandbox(Contained):
     name = "unshare"
 
     def __init__(self) -> None:
@@ -39,12 +47,13 @@ class UnshareSandbox:
     def start(self, layout: Layout) -> None:
         self.layout = layout
         self.newroot = tempfile.mkdtemp(prefix="harnessx-root-")
+        self.contain(layout.limits)
 
     def script(self) -> str:
         """The mount script run inside the new namespaces; `$1` is the command, `$2` the cwd."""
         assert self.layout is not None
         r = shlex.quote(self.newroot)
-        lines = ["set -e", f"mount -t tmpfs -o mode=755 tmpfs {r}"]
+        lines = ["set -e", "hostname sandbox", f"mount -t tmpfs -o mode=755 tmpfs {r}"]
 
         def bind(source: str, target: str, readonly: bool) -> None:
             t = shlex.quote(self.newroot + target)
@@ -54,6 +63,7 @@ class UnshareSandbox:
 
         for d in host.system_dirs():
             bind(d, d, True)
+        bind(str(etc_dir()), "/etc", True)
         for path, target in host.top_level_entries():
             if target:
                 lines.append(f"ln -s {shlex.quote(target)} {shlex.quote(self.newroot + path)}")
@@ -63,6 +73,9 @@ class UnshareSandbox:
             bind(str(source), target, False)
         for source, target in host.interpreter_mounts():
             bind(source, target, True)
+        for target in host.masks():
+            t = shlex.quote(self.newroot + target)
+            lines.append(f"mount --bind {shlex.quote(str(host.empty_file()))} {t} && mount -o remount,bind,ro {t}")
         bind(str(host.toolbin()), host.TOOLBIN, True)
         lines += [f"mkdir -p {r}/proc {r}/dev && mount -t proc proc {r}/proc",
                   f"mount -t tmpfs -o mode=755 tmpfs {r}/dev"]
@@ -80,19 +93,21 @@ class UnshareSandbox:
 
     def run(self, command: str, timeout: float, cwd: str = "/app") -> ExecResult:
         assert self.layout is not None, "start() first"
-        return run_process(self.argv(command, cwd), timeout, self.layout.limits, running=self.running)
+        return run_process(self.argv(command, cwd), timeout, self.layout.limits, running=self.running,
+                           preexec=self.preexec(self.layout.limits, timeout))
 
     def open_shell(self, cwd: str, timeout: float) -> PipeShell:
         """A long-lived shell (pid 1 of its namespace) that leads its own process group (`setsid`)."""
         assert self.layout is not None, "start() first"
         return PipeShell(self.argv("exec setsid /bin/bash --noprofile --norc", cwd), self.layout.limits, timeout,
-                         running=self.running)
+                         running=self.running, preexec=self.preexec(self.layout.limits, timeout))
 
     def abort(self) -> None:
         """Kill every command and shell of this sandbox now, and any started later (another thread's)."""
         self.running.abort()
 
     def stop(self) -> None:
+        self.release()
         if self.newroot:
             shutil.rmtree(self.newroot, ignore_errors=True)
         self.layout, self.newroot = None, ""

@@ -1,0 +1,101 @@
+"""Keeping the agent away from its verifier.
+
+Before a verifier runs, `end_agent` kills every process of the agent's sandbox (its shell, jobs and
+daemons, through the sandbox's control group or, without one, its pid namespace) and checks that
+none is left. The verifier then runs in a fresh sandbox (`verifier_mounts`): the task's directories
+as the agent left them (nothing of the agent runs any more), the tests copied into a new directory
+mounted at `/tests` (the agent's sandbox never had a `/tests`), and a fresh `/tmp` and `/root`.
+`agent_plants` names files the agent wrote that would steer pytest or Python if they were honoured
+(the verifier's pytest ignores them: see verifier.py).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+import uuid
+from pathlib import Path
+
+from harnessx.envs.terminal.sandbox.pipes import PipeShell
+from harnessx.envs.terminal.spec import TaskSpec
+from harnessx.envs.terminal.workspace import Workspace
+from harnessx.errors import EnvironmentFailure
+
+GONE_WAIT = 10.0  # seconds for killed processes to disappear
+PLANTS = ("conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "sitecustomize.py",
+          "usercustomize.py", "pytest.py", "_pytest")
+PRIVATE = ("/tmp", "/root")  # fresh for the verifier unless the task keeps its work there
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            state = fh.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in (b"Z", b"X")
+
+
+def end_agent(shell, box) -> list[str]:
+    """Kill the agent's shell and every process of its sandbox; notes for the trajectory. Raises an
+    EnvironmentFailure when a process survives (the verifier must not run beside it)."""
+    proc = getattr(shell, "proc", None) if shell is not None else None
+    inner = proc.inner_processes() if isinstance(proc, PipeShell) else []
+    if shell is not None:
+        shell.close()  # SIGKILL to the shell's group and launcher: its pid namespace goes with it
+    killed, survivors = box.kill_all() if hasattr(box, "kill_all") else (0, [])
+    deadline = time.monotonic() + GONE_WAIT
+    while any(_alive(p) for p in inner) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = sorted(set(survivors) | {p for p in inner if _alive(p)})
+    if left:
+        raise EnvironmentFailure(f"agent processes survived the kill before verification: pids {left[:10]}")
+    count = max(len(inner), killed)
+    return [f"agent processes killed before verification: {count}"] if count else []
+
+
+def agent_plants(authors: dict[str, str]) -> list[str]:
+    """Sandbox paths the agent wrote whose name pytest or Python would act on (conftest.py, ini
+    files, sitecustomize, a module shadowing pytest, a .pth file)."""
+    found = []
+    for path, author in sorted(authors.items()):
+        parts = path.split("/")
+        if author == "agent" and (any(p in PLANTS for p in parts) or path.endswith(".pth")):
+            found.append(path)
+    return found
+
+
+def verifier_mounts(spec: TaskSpec, ws: Workspace) -> tuple[dict[str, Path], Path]:
+    """The verifier's mounts and the directory to remove afterwards. The tests go into a new
+    directory of the workspace's base, which no agent sandbox ever mounted."""
+    base = ws.base / f"verifier-{uuid.uuid4().hex[:12]}"
+    tests = base / "tests"
+    tests.mkdir(parents=True)
+    if spec.test_dir.is_dir():
+        shutil.copytree(spec.test_dir, tests, dirs_exist_ok=True, symlinks=False)
+    keep = set(spec.roots())
+    mounts = {root: host for root, host in ws.mounts.items() if root != "/tests" and (root not in PRIVATE or root in keep)}
+    mounts["/tests"] = tests
+    for root in PRIVATE:
+        if root not in mounts:
+            (base / root.strip("/")).mkdir()
+            mounts[root] = base / root.strip("/")
+    for path in [tests, *tests.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(path.stat().st_mode | 0o200)
+    fresh_logs(ws)
+    return mounts, base
+
+
+def fresh_logs(ws: Workspace) -> Path:
+    """`/logs/verifier` emptied and recreated by the host: whatever the agent put there (a planted
+    reward file, a link to a host path) is gone before the verifier's logs are written."""
+    logs = ws.mounts["/logs"] / "verifier"
+    if logs.is_symlink() or logs.is_file():
+        logs.unlink()
+    elif logs.is_dir():
+        shutil.rmtree(logs)
+    logs.mkdir()
+    os.chmod(logs, 0o755)
+    return logs
