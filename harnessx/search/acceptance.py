@@ -26,6 +26,7 @@ from harnessx.errors import InputError
 from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness
 from harnessx.search.arena import Arena
+from harnessx.search.veto import p_harmed, vetoes
 from harnessx.stats import holm, paired_bootstrap_ci, paired_test
 
 RESAMPLES = 2000  # permutation and bootstrap draws: p resolution 0.0005, well below alpha / K
@@ -62,14 +63,18 @@ class Paired:
     per_task: dict[str, float]
     other: dict[str, float]
     strata: dict[str, str]
+    abstain: dict[str, tuple[float, float]] = field(default_factory=dict)  # feasible: (challenger, incumbent)
 
     @classmethod
     def of(cls, challenger: Evaluation, incumbent: Evaluation, value_key: str | None = None) -> "Paired":
-        """Per-task values of both on their common tasks (`value_key`: the objective's, None = ASA success)."""
+        """Per-task values of both on their common tasks (`value_key`: the objective's, None = ASA success),
+        and their false abstention where both have one (the `joint` veto, harnessx/search/veto.py)."""
         a, b = challenger.per_task_success(value_key), incumbent.per_task_success(value_key)
         common = sorted(a.keys() & b.keys())
         strata = {t.id: t.stratum for t in challenger.tasks}
-        return cls({k: a[k] for k in common}, {k: b[k] for k in common}, {k: strata[k] for k in common})
+        fa, fb = challenger.per_task_success("false_abstention"), incumbent.per_task_success("false_abstention")
+        return cls({k: a[k] for k in common}, {k: b[k] for k in common}, {k: strata[k] for k in common},
+                   {k: (fa[k], fb[k]) for k in common if k in fa and k in fb})
 
     def arrays(self, stratum: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         ids = [k for k in self.per_task if stratum is None or self.strata[k] == stratum]
@@ -168,7 +173,8 @@ class PairedRacing:
         for i in alive:
             verdict = verdicts[i]
             verdict.p_adjusted = adjusted[i]
-            harmed = [s for s, d in verdict.strata.items() if d["p_harm"] < self.alpha]
+            harmed = vetoes(Paired.of(verdict.evaluation, inc, arena.objective.value_key), arena.objective.strata,
+                            p_harmed(self.alpha))
             if verdict.p_adjusted >= self.alpha:
                 verdict.undecided = (verdict.mean_diff or 0.0) > 0
                 verdict.reason = f"not significant: Holm-adjusted p = {verdict.p_adjusted:.3f} >= {self.alpha}"

@@ -43,6 +43,7 @@ from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness
 from harnessx.search.acceptance import Paired, Verdict, _describe
 from harnessx.search.arena import Arena
+from harnessx.search.veto import vetoes
 
 
 def bets(d: np.ndarray, cap: float = 0.9, prior: float = 0.25) -> np.ndarray:
@@ -165,8 +166,8 @@ class Sequential:
                 verdict = verdicts[i] = Verdict(ev, "full" if sizes[i] >= n_all else f"{sizes[i]}/{n_all} tasks")
                 verdict.p_value, verdict.p_adjusted = min(1.0, 1.0 / gain), min(1.0, k / gain)
                 verdict.mean_diff = float(d.mean()) if d.size else 0.0
-                vetoed = [s for s in strata if len(strata) > 1
-                          and max_wealth(-differences(paired, order, s), self.cap) >= 1.0 / self.alpha]
+                vetoed = vetoes(paired, strata, lambda p, s: max_wealth(-differences(p, order, s), self.cap)
+                                >= 1.0 / self.alpha)
                 if ev.scorecard.joint.n == 0:
                     verdict.reason = f"{verdict.stage}: no valid rollout"
                 elif gain >= accept_at and not vetoed:
