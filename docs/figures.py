@@ -168,8 +168,9 @@ def toy_eval(w: Workdir) -> str:
     w.run(*TOY)
     data = w.json("runs/eval-*/eval-search-*.json")
     [table, *_] = compare_tables(data)
-    return (f"search split (selection data; toy has no held-out tasks), A1: strict SA {table.rows[0][1]}, "
-            f"solve {table.rows[2][1]}, joint {table.rows[4][1]}")
+    cell = lambda label: next(r for r in table.rows if r[0] == label)[1]
+    return (f"search split (selection data; toy has no held-out tasks), A1: strict SA {cell('Strict SA')}, "
+            f"solve {cell('Solve')}, joint {cell('Joint')}")
 
 
 def a1_calibration(w: Workdir) -> str:

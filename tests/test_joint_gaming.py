@@ -81,3 +81,22 @@ def test_paired_rule_rejects_the_act_then_defer_harness():
     (verdict,) = asyncio.run(PairedRacing(smoke=20).judge(r0.harness, [gamed.harness], arena))
     assert not verdict.accepted
     assert "false abstention" in verdict.reason
+
+
+def test_compare_table_and_json_show_pairs_joint_clean_and_the_gates():
+    from harnessx.comparison.compare import split_block
+    from harnessx.report.tables import compare_tables
+
+    evaluations = {"r0": evaluation("r0", R0), "gamed": evaluation("gamed", ACT_THEN_DEFER)}
+    block = split_block("search", TASKS, evaluations, n_resamples=200, seed=0)
+    gamed = block["harnesses"]["gamed"]["metrics"]
+    assert (gamed["pairs"]["k"], gamed["pairs"]["n"], gamed["joint_clean"]["k"], gamed["joint"]["k"]) == (0, 10, 3, 13)
+    assert {"m0", "m1", "authorship", "m2", "m3"} <= set(gamed)
+    data = {"splits": {"search": block}, "seeds": [0], "n_resamples": 200, "transfer": [], "simulated": True}
+    table, *_ = compare_tables(data)
+    rows = {r[0]: r[1:] for r in table.rows}
+    assert rows["Pairs right both ways"][0].startswith("3/10") and rows["Pairs right both ways"][1].startswith("0/10")
+    assert rows["Joint"][1].startswith("13/20") and rows["Joint, clean"][1].startswith("3/20")
+    assert [label for label in rows if label.startswith("· ")] == ["· M0 recognition", "· M1 no fabrication",
+                                                                  "· authorship", "· M2 timely", "· M3 reason"]
+    assert len(table.headers) == 3  # rows added, no column

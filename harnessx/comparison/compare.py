@@ -15,6 +15,7 @@ from harnessx.comparison.runs import Contender
 from harnessx.comparison.values import benchmark_blocks, value_differences, values_block
 from harnessx.evaluation import Evaluation, evaluate
 from harnessx.scoring import Judge
+from harnessx.scoring.baseline import blanket_defer
 from harnessx.tasks import Task
 
 SEARCH = "search"
@@ -38,6 +39,7 @@ def split_block(split: str, tasks: list[Task], evaluations: dict[str, Evaluation
                         for label in labels[1:]],
         "values": {label: values_block(e) for label, e in evaluations.items()},  # benchmark values (KAPRO, ...)
         "benchmarks": {label: benchmark_blocks(e) for label, e in evaluations.items()},
+        "blanket_defer": blanket_defer(tasks),  # what deferring on every task would score here
     }
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from rich.table import Table as RichTable
 
-from harnessx.comparison.metrics import FAMILY_METRICS, METRICS
+from harnessx.comparison.metrics import FAMILY_METRICS, METRICS, ROWS
 from harnessx.report.cells import (contrast, diff_cell, mean_sd_cell, metric_cell, paired_title,  # noqa: F401
                                    rate_cell, unpaired_diff_cell)
 from harnessx.probes.transitions import LABELS as TRANSITION_LABELS
@@ -58,6 +58,11 @@ def exclusion_notes(block: dict) -> list[str]:
 
 
 # --- comparison --------------------------------------------------------------------------------
+ROWS_NOTE = ("· gates of strict SA over blocked rollouts; joint, clean: a solve with a false abstention is no "
+             "success; pairs right both ways: (source, seed) pairs whose blocked twin has strict SA and whose "
+             "feasible twin is solved without a false abstention")
+
+
 def split_title(block: dict, seeds: list[int]) -> str:
     kind = ("selection data: descriptive, not held-out" if block["split"] == "search"
             else "held out: never used for selection")
@@ -65,17 +70,29 @@ def split_title(block: dict, seeds: list[int]) -> str:
             f"tasks, {block['n_sources']} sources, {len(seeds)} seed(s)")
 
 
+def blanket_note(block: dict, simulated: bool) -> list[str]:
+    """A real model's table names what deferring on every task would score on the same tasks."""
+    base = block.get("blanket_defer")
+    if simulated or not base:
+        return []
+    return [f"blanket-defer baseline ({base['how']}): strict SA {rate_cell(base['strict_sa'])}, solve "
+            f"{rate_cell(base['solve'])}, joint {rate_cell(base['joint'])}, pairs right both ways "
+            f"{rate_cell(base['pairs'])}"]
+
+
 def compare_tables(data: dict) -> list[Table]:
     tables = []
     for block in data["splits"].values():
         labels = list(block["harnesses"])
-        rows = [[METRICS[m][0], *(rate_cell(block["harnesses"][lb]["metrics"][m]) for lb in labels)] for m in METRICS]
+        rows = [[label, *(rate_cell(block["harnesses"][lb]["metrics"].get(m)) for lb in labels)]
+                for m, label in ROWS.items()]
         families = sorted({f for lb in labels for f in block["harnesses"][lb]["per_family"]})
         rows += [[f"{METRICS[m][0]} · {f}", *(rate_cell(block["harnesses"][lb]["per_family"].get(f, {}).get(m))
                                             for lb in labels)] for f in families for m in FAMILY_METRICS]
         tables.append(Table(split_title(block, data["seeds"]), ["metric", *labels], rows,
                             ["k/n, % and Wilson 95% CI; excl. = rollouts excluded (environment, model or judge "
-                             "failures, tampered records, invalid tasks)", *exclusion_notes(block)]))
+                             "failures, tampered records, invalid tasks)", ROWS_NOTE,
+                             *blanket_note(block, data["simulated"]), *exclusion_notes(block)]))
         if any("j_know" in v for v in block.get("values", {}).values()):  # KAPRO's values and KAS
             from harnessx.kapro.tables import compare_values_table
             tables.append(compare_values_table(block))
