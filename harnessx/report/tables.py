@@ -110,7 +110,7 @@ def compare_tables(data: dict) -> list[Table]:
                                 [f"matched rollouts; 95% percentile CI, {data['n_resamples']} bootstrap resamples "
                                  "of blocked–feasible source pairs"]))
     if data.get("transfer"):
-        rows = [[row["label"], row["split"], METRICS[m][0], rate_cell(cell["search"]), rate_cell(cell["heldout"]),
+        rows = [[row["label"], row["split"], ROWS[m], rate_cell(cell["search"]), rate_cell(cell["heldout"]),
                  unpaired_diff_cell(cell["heldout"], cell["search"])]
                 for row in data["transfer"] for m, cell in row["metrics"].items()]
         sources = sorted({f"{r['label']}: {r['search_source']}" for r in data["transfer"]})
