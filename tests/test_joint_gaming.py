@@ -100,3 +100,23 @@ def test_compare_table_and_json_show_pairs_joint_clean_and_the_gates():
     assert [label for label in rows if label.startswith("· ")] == ["· M0 recognition", "· M1 no fabrication",
                                                                   "· authorship", "· M2 timely", "· M3 reason"]
     assert len(table.headers) == 3  # rows added, no column
+
+
+def test_sequential_halving_vetoes_the_act_then_defer_harness():
+    from harnessx.search.sequential import Sequential
+
+    tasks = make_tasks(40)
+
+    def ev(name: str, solved: set[int], abstained: set[int]) -> Evaluation:
+        scores = [TaskScore(task_id=t.id, seed=0, feasible=t.feasible, family=t.family, source_id=t.source_id,
+                            split="search", valid=True,
+                            **({"solved": int(t.id[1:]) in solved, "false_abstention": int(t.id[1:]) in abstained}
+                               if t.feasible else {"strict_sa": int(t.id[1:]) < 12}))
+                  for t in tasks]
+        harness = load_preset("A1").renamed(name).with_component("few_shot", name)
+        return Evaluation(harness, tuple(tasks), (0,), (), tuple(scores), Scorecard.from_scores(scores))
+
+    r0, gamed = ev("r0", set(range(16)), set()), ev("gamed", set(range(40)), set(range(4, 40)))
+    arena = FakeArena({e.harness.hash: e for e in (r0, gamed)}, "joint")
+    (verdict,) = asyncio.run(Sequential(design="halving").judge(r0.harness, [gamed.harness], arena))
+    assert not verdict.accepted and "false abstention" in verdict.reason
