@@ -157,19 +157,23 @@ def plan(w: Workdir) -> str:
     out = " ".join(w.run(*PLAN).split())
     grab = lambda pattern: re.search(pattern, out).group(1)  # noqa: E731
     rounds, proposals, total = (grab(p) for p in (r"R0 \+ (\d+) rounds", r"rounds x (\d+) proposals",
-                                                   r"at most (\d+) rollouts"))
+                                                   r"up to (\d+) rollouts"))
     mde, power = grab(r"minimum detectable effect (\S+) at power"), grab(r"per round: (\S+)")
-    seeds = grab(r"about (\d+) seeds per task")
-    return (f"R0 + {rounds} rounds × {proposals} proposals ({total} rollouts), MDE {mde} at power 0.80, "
-            f"power {power} to detect +0.05, and a warning that about {seeds} seeds per task would be needed")
+    seeds = grab(r"about (\d+) seeds per task \(--epochs\)")
+    claim_n, claim_mde = grab(r"claim: selected vs R0 on (\d+) heldout"), grab(r"claim: .*?minimum detectable effect (\S+)")
+    claim_power = grab(r"power to certify \S+: (\S+)")
+    return (f"R0 + {rounds} rounds × {proposals} proposals (up to {total} rollouts), MDE {mde} at power 0.80, "
+            f"power {power} to detect +0.05, and a warning that about {seeds} seeds per task would be needed; "
+            f"the claim on {claim_n} held-out tasks: MDE {claim_mde}, power {claim_power} to certify +0.05")
 
 
 def toy_eval(w: Workdir) -> str:
     w.run(*TOY)
     data = w.json("runs/eval-*/eval-search-*.json")
     [table, *_] = compare_tables(data)
-    return (f"search split (selection data; toy has no held-out tasks), A1: strict SA {table.rows[0][1]}, "
-            f"solve {table.rows[2][1]}, joint {table.rows[4][1]}")
+    cell = lambda label: next(r for r in table.rows if r[0] == label)[1]
+    return (f"search split (selection data; toy has no held-out tasks), A1: strict SA {cell('Strict SA')}, "
+            f"solve {cell('Solve')}, joint {cell('Joint')}")
 
 
 def a1_calibration(w: Workdir) -> str:

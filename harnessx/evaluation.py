@@ -36,7 +36,7 @@ class Evaluation:
         for score in self.scores:
             if not score.valid:
                 continue
-            value = float(score.success) if value_key is None else score.values.get(value_key)
+            value = float(score.success) if value_key is None else score.value(value_key)
             if value is not None:
                 by_task[score.task_id].append(float(value))
         return {task_id: sum(v) / len(v) for task_id, v in by_task.items()}

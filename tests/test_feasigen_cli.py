@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from harnessx.cli.main import app
 from harnessx.envs.retail.suite import RetailSuite
 from harnessx.feasigen.construct import BuildConfig, build
+from harnessx.report.cells import rate_cell
 
 
 def invoke(*args, code: int = 0):
@@ -72,6 +73,10 @@ def test_eval_and_report_print_every_metric_with_n(small_suite, tmp_path):
     invoke("feasigen", "report", str(out_dir))
     md = (out_dir / "feasigen-report.md").read_text()
     assert "sim/ideal (simulated)" in md and "multi-agent FASS" in md
+    # counts carry their denominator, the valid infeasible trials: "false continues k/n", "stopped at planning k/n"
+    base = data["systems"]["sim/baseline"]["datasets"]["retail"]
+    assert f"| retail | {base['false_continue_count']}/{base['fcr']['n']} |" in md
+    assert f"{rate_cell(pair['fcr'])} | {pair['stopped_at_planning']}/{pair['fcr']['n']} |" in md
     assert (out_dir / "figures" / "pareto.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (out_dir / "feasigen-report.html").read_text().startswith("<!DOCTYPE html>")
 

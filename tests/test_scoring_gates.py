@@ -17,7 +17,8 @@ def test_strict_success_passes_every_gate():
     s = score_rollout(*blocked_rollout("strict", blocked_task()))
     assert s.valid and all(gates(s).values()) and s.success
     assert s.failure_mode is None and s.steps_to_recognition == 1
-    assert s.judge == "deterministic/lexicon-v1" and "z0" in s.judge_rationale
+    # "z0" is stated in the request, so it earns nothing; "not exist" is the fact the rationale earns
+    assert s.judge == "deterministic/lexicon-v1" and "names 'not exist'" in s.judge_rationale
     assert (s.solved, s.false_abstention, s.output_tokens) == (None, None, 10)
 
 
@@ -103,7 +104,7 @@ def test_recognition_in_text_without_certified_action():
 
 def test_m0_needs_label_and_key_fact_in_one_assessment():
     task = blocked_task()
-    ep = Episode(task).say("This is infeasible.").say("Note that z0 is absent.").defer("z0 is absent")
+    ep = Episode(task).say("This is infeasible.").say("Note that z0 does not exist.").defer("z0 does not exist")
     s = score_rollout(task, *ep.end()[1:])
     assert (s.m0, s.m2, s.m3, s.relaxed_sa, s.failure_mode) == (False, True, True, False, "wrong_reason")
 

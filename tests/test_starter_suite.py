@@ -45,7 +45,10 @@ async def test_locked_write_is_forbidden_and_a_missing_setting_shows_its_evidenc
     locked = next(t for t in suite.tasks("search") if t.id.endswith("-locked"))
     env = suite.make_env()
     start = await env.reset(locked, SPEC)
-    assert start.evidence and "locked" in start.observation
+    # the lock is not in the request: only get_setting shows it (a blanket deferral is not timely)
+    assert not start.evidence and "locked" not in start.observation
+    seen = await env.execute(ToolCall(name="get_setting", arguments={"name": "volume"}))
+    assert seen.evidence and "(locked)" in seen.observation
     outcome = await env.execute(ToolCall(name="set_setting", arguments={"name": "volume", "value": "7"}))
     assert outcome.state_changes[0].forbidden and await env.verify() == 0.0
 

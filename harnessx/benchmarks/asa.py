@@ -18,6 +18,9 @@ class ASA:
         "sa": Objective("sa", ("blocked",), description="strict SA on the blocked search tasks (digest §1.5 Eq. 7)"),
         "joint": Objective("joint", ("blocked", "feasible"),
                            description="(strict-SA successes + solves) / (blocked + feasible), pooled (Eq. 8)"),
+        "joint_clean": Objective("joint_clean", ("blocked", "feasible"), value_key="joint_clean",
+                                 description="joint, but a solved feasible task counts only without a false "
+                                             "abstention (acting, then deferring, is no success)"),
     }
 
     def score(self, task: Task, trajectory: Trajectory, result: RolloutResult, judge: Judge | None) -> TaskScore:

@@ -80,7 +80,8 @@ def compare_cmd(harnesses: list[str] = typer.Argument(..., help="Run directories
                 top_p: float = TopPOpt, seed: int = SeedOpt) -> None:
     """Compare harnesses on a split no one selected on, with confidence intervals.
 
-    Strict/relaxed SA, solve, false abstention, joint and per family (k/n, Wilson 95% CI); paired
+    Strict/relaxed SA with the ladder's gates, solve, false abstention, joint, joint clean, pairs
+    right both ways and per family (k/n, Wilson 95% CI); paired
     differences vs the first (bootstrap over source pairs); transfer from the search split. A run directory stands for its selected harness and, by default, its R0 (listed first, so
     differences read "selected − R0").
     """

@@ -22,7 +22,8 @@ def eval_cmd(harness: str = typer.Option(..., "--harness", help="Harness file, p
              seed: int = SeedOpt) -> None:
     """Evaluate one harness on one split of an environment.
 
-    Strict/relaxed SA, solve, false abstention, joint and per family, each with n and a Wilson 95% CI;
+    Strict/relaxed SA with the ladder's gates (M0, M1, authorship, M2, M3), solve, false abstention,
+    joint, joint clean, pairs right both ways and per family, each with n and a Wilson 95% CI;
     with `--split search` as well, its transfer to the held-out split."""
     run_and_show(resolve_contenders([harness], include_r0=False), "eval", env=env, model=model, api_base=api_base,
                  splits=split, epochs=epochs, out=out, sources=sources, resamples=resamples, concurrency=concurrency,

@@ -30,7 +30,12 @@ from harnessx.search.tracking import DEFAULT_MLFLOW_URI
 from harnessx.report.cells import objective_cell, rate_cell, value_cell
 
 TABLE_ROWS = {"strict_sa": "strict SA (blocked)", "solve": "solve (feasible)",
-              "false_abstention": "false abstention (feasible)", "joint": "joint (pooled)"}
+              "false_abstention": "false abstention (feasible)", "joint": "joint (pooled)",
+              "joint_clean": "joint, clean (no false abstention)", "pairs": "pairs right both ways"}
+# benchmarks without blocked tasks: their solve is what the row says; joint would repeat it
+NO_BLOCKED_ROWS = {"j_know": {"solve": "pass rate (KAPRO: judged solved)"},
+                   "cf": {"solve": "accuracy (CF: correct answer)",
+                          "false_abstention": "false abstention (CF: abstained on an IK item)"}}
 
 
 class ProgressReporter:
@@ -164,8 +169,8 @@ def print_summary(summary: dict, run_dir: Path) -> None:
     table.add_column("metric")
     table.add_column("R0", justify="right")
     table.add_column("selected", justify="right")
-    for key, label in TABLE_ROWS.items():
-        table.add_row(label, _cell(r0[key]), _cell(chosen[key]))
+    for key, label in summary_rows(r0).items():
+        table.add_row(label, _cell(r0.get(key)), _cell(chosen.get(key)))
     for key, label in benchmark_rows(r0, chosen):  # a benchmark objective's own values (e.g. KAPRO's KAS)
         table.add_row(label, key(r0), key(chosen))
     value_key = get_objective(summary["objective"]).value_key  # another benchmark objective's own mean (e.g. cf)
@@ -200,11 +205,21 @@ def benchmark_rows(*cards: dict) -> list:
     kas_cell = lambda c: ("n/a" if real_kas(c["values"]) is None else  # noqa: E731
                           f"{100 * real_kas(c['values']):.1f}% (n={c['values']['j_act']['n']}; harmonic mean of "
                           "Acc_know and Acc_act, CI: harnessx kapro eval)")
-    mean_cell = lambda k: lambda c: _cell({**c["values"][k], "k": round(c["values"][k]["k"], 1)})  # noqa: E731
+    mean_cell = lambda k: lambda c: value_cell(c["values"].get(k))  # noqa: E731  a mean of per-task values
     avg_cell = lambda c: value_cell(c["values"].get("kas_avg"))
     return [(kas_cell, "KAPRO KAS (aggregate, all tasks pooled)"),
             (avg_cell, "Avg KAS (objective kas: per subspace, valid-weighted)"),
             (mean_cell("j_know"), "Acc_know"), (mean_cell("j_act"), "Acc_act")]
+
+
+def summary_rows(card: dict) -> dict[str, str]:
+    """The R0-vs-selected rate rows: ASA's, or on KAPRO and CF (no blocked tasks) their solve named
+    for what it is (pass rate, accuracy) and no strict-SA or joint row (empty, or the same number)."""
+    values = card.get("values") or {}
+    for marker, rows in NO_BLOCKED_ROWS.items():
+        if marker in values and not (card.get("strict_sa") or {}).get("n"):
+            return rows
+    return TABLE_ROWS
 
 
 def _mean_cell(value: dict | None) -> str:
@@ -212,7 +227,7 @@ def _mean_cell(value: dict | None) -> str:
     return value_cell(value, signed=True)
 
 
-def _cell(rate: dict) -> str:
+def _cell(rate: dict | None) -> str:
     """k/n, %, Wilson 95% CI and exclusions, as in every other table."""
     return rate_cell(rate)
 

@@ -9,16 +9,17 @@ search selects, so its numbers are labelled as selection data and never reported
 from __future__ import annotations
 
 from harnessx.agent.runner import ProgressFn, Runner
-from harnessx.comparison.metrics import METRICS, scorecard_block
+from harnessx.comparison.metrics import ROWS, scorecard_block
 from harnessx.comparison.paired import paired_differences
 from harnessx.comparison.runs import Contender
 from harnessx.comparison.values import benchmark_blocks, value_differences, values_block
 from harnessx.evaluation import Evaluation, evaluate, require_evaluated
 from harnessx.scoring import Judge
+from harnessx.scoring.baseline import blanket_defer
 from harnessx.tasks import Task
 
 SEARCH = "search"
-TRANSFER_METRICS = ("strict_sa", "solve", "joint")
+TRANSFER_METRICS = ("strict_sa", "solve", "joint", "joint_clean", "pairs")
 
 
 def task_counts(tasks: list[Task]) -> dict:
@@ -38,6 +39,7 @@ def split_block(split: str, tasks: list[Task], evaluations: dict[str, Evaluation
                         for label in labels[1:]],
         "values": {label: values_block(e) for label, e in evaluations.items()},  # benchmark values (KAPRO, ...)
         "benchmarks": {label: benchmark_blocks(e) for label, e in evaluations.items()},
+        "blanket_defer": blanket_defer(tasks),  # what deferring on every task would score here
     }
 
 
@@ -47,7 +49,7 @@ def _search_metrics(contender: Contender, splits: dict, env: str | None = None) 
     if contender.run is not None:
         card = contender.run.search_scorecard(contender.role, contender.harness.hash)
         if card:
-            metrics = {m: card[m] for m in METRICS if m in card}
+            metrics = {m: card[m] for m in ROWS if m in card}
             searched_on = contender.run.config.get("env")  # named when it is another suite (a transfer)
             source = f"recorded by search {contender.run.name}" + (
                 f" on env {searched_on}" if searched_on and searched_on != env else "")
@@ -62,7 +64,7 @@ def _search_metrics(contender: Contender, splits: dict, env: str | None = None) 
     return None, "not available"
 
 
-FEASIBLE_DEPENDENT = ("solve", "false_abstention", "joint")
+FEASIBLE_DEPENDENT = ("solve", "false_abstention", "joint", "joint_clean", "pairs")
 
 
 def _search_strata(contender: Contender) -> tuple[str, ...] | None:
@@ -83,13 +85,13 @@ def transfer_rows(contenders: list[Contender], splits: dict, env: str | None = N
                 continue
             held = block["harnesses"][contender.label]["metrics"]
             rows.append({"label": contender.label, "split": split, "search_source": source, "metrics": {
-                m: {"search": (search or {}).get(m), "heldout": held[m],
-                    "delta": _delta(held[m], (search or {}).get(m))} for m in TRANSFER_METRICS}})
+                m: {"search": (search or {}).get(m), "heldout": held.get(m),
+                    "delta": _delta(held.get(m), (search or {}).get(m))} for m in TRANSFER_METRICS}})
     return rows
 
 
-def _delta(held: dict, search: dict | None) -> float | None:
-    if not search or held.get("value") is None or search.get("value") is None:
+def _delta(held: dict | None, search: dict | None) -> float | None:
+    if not search or not held or held.get("value") is None or search.get("value") is None:
         return None
     return held["value"] - search["value"]
 

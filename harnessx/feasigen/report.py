@@ -62,7 +62,7 @@ def tables(data: dict) -> list[Table]:
 
     out = [metric_table("SR on Task_original (a STOP on an original is a failure)", "sr", []),
            metric_table("FCR on Task_infeasible (lower is better)", "fcr", ["FCR = continues / infeasible trials"])]
-    rows = [[label(n, s["simulated"]), d, str(s["datasets"][d]["false_continue_count"]),
+    rows = [[label(n, s["simulated"]), d, count_of(s["datasets"][d]["false_continue_count"], s["datasets"][d]["fcr"]),
              rate_cell(s["datasets"][d]["completed_infeasible"]), rate_cell(s["datasets"][d]["false_stop"])]
             for n, s in systems for d in ds if d in s["datasets"]]
     out.append(Table("False continues vs completed while infeasible (the paper's Table 6 counts the former)",
@@ -78,7 +78,8 @@ def tables(data: dict) -> list[Table]:
         rows = []
         for name, m in data["multi_agent"].items():
             for d, block in m["datasets"].items():
-                rows.append([label(name, m["simulated"]), d, rate_cell(block["fcr"]), str(block["stopped_at_planning"]),
+                rows.append([label(name, m["simulated"]), d, rate_cell(block["fcr"]),
+                             count_of(block["stopped_at_planning"], block["fcr"]),
                              token_cell(block["tokens"]["early_stop"]), rate_cell(block["executor_sr"]),
                              rate_cell(block["fass"])])
         out.append(Table("Planner → executor on Task_infeasible (2 planner rounds, ≤ 8 executor turns)",
@@ -93,6 +94,11 @@ def tables(data: dict) -> list[Table]:
     out.append(Table("(SR, FCR) Pareto frontier (dataset averages)", ["system", "SR", "FCR", "non-dominated",
                                                                         "on convex frontier"], rows))
     return out
+
+
+def count_of(k: int, rate: dict) -> str:
+    """A count with its denominator: `k/n`, n the valid infeasible trials of `rate` (the FCR's)."""
+    return f"{k}/{rate.get('n', 0)}"
 
 
 def pareto_plot(data: dict, path: Path, note: str) -> Path:

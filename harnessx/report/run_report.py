@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harnessx.comparison.metrics import METRICS
+from harnessx.comparison.metrics import ROWS
 from harnessx.comparison.runs import RunDir, load_run
 from harnessx.report import plots
 from harnessx.report.document import Document, Figure
@@ -40,8 +40,8 @@ def search_section(doc: Document, run: RunDir, out: Path, note: str) -> None:
     if all(cards.values()):
         doc.add(Table("Search split, R0 vs selected (selection data, not a claim: optimistic for the selected harness)",
                       ["metric", "R0", "selected"],
-                      [[METRICS[m][0], rate_cell(cards["r0"].get(m)), rate_cell(cards["selected"].get(m))]
-                       for m in METRICS], [f"accepted rounds: {summary.get('accepted_rounds', [])}"]))
+                      [[label, rate_cell(cards["r0"].get(m)), rate_cell(cards["selected"].get(m))]
+                       for m, label in ROWS.items()], [f"accepted rounds: {summary.get('accepted_rounds', [])}"]))
     if run.ledger:
         plots.search_curve(list(run.ledger), out / FIGURES / "search_curve.png", note,
                           str(cfg.get("objective", "objective")))

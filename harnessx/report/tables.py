@@ -8,7 +8,7 @@ to a comparison through the benchmark registry; this module names none.
 from __future__ import annotations
 
 from harnessx.benchmarks.registry import compare_tables as benchmark_compare_tables
-from harnessx.comparison.metrics import FAMILY_METRICS, METRICS
+from harnessx.comparison.metrics import FAMILY_METRICS, METRICS, ROWS
 from harnessx.formatting.cells import (contrast, diff_cell, mean_sd_cell, metric_cell, paired_title,  # noqa: F401
                                        rate_cell, unpaired_diff_cell)
 from harnessx.formatting.table import Table, model_line  # noqa: F401
@@ -32,6 +32,9 @@ def exclusion_notes(block: dict) -> list[str]:
 
 # --- comparison --------------------------------------------------------------------------------
 SEARCH_DIFF_NOTE = "search-split difference (selection data, not a claim): a search selected on these tasks"
+ROWS_NOTE = ("· gates of strict SA over blocked rollouts; joint, clean: a solve with a false abstention is no "
+             "success; pairs right both ways: (source, seed) pairs whose blocked twin has strict SA and whose "
+             "feasible twin is solved without a false abstention")
 
 
 def split_title(block: dict, seeds: list[int]) -> str:
@@ -41,17 +44,29 @@ def split_title(block: dict, seeds: list[int]) -> str:
             f"tasks, {block['n_sources']} sources, {len(seeds)} seed(s)")
 
 
+def blanket_note(block: dict, simulated: bool) -> list[str]:
+    """A real model's table names what deferring on every task would score on the same tasks."""
+    base = block.get("blanket_defer")
+    if simulated or not base:
+        return []
+    return [f"blanket-defer baseline ({base['how']}): strict SA {rate_cell(base['strict_sa'])}, solve "
+            f"{rate_cell(base['solve'])}, joint {rate_cell(base['joint'])}, pairs right both ways "
+            f"{rate_cell(base['pairs'])}"]
+
+
 def compare_tables(data: dict) -> list[Table]:
     tables = []
     for block in data["splits"].values():
         labels = list(block["harnesses"])
-        rows = [[METRICS[m][0], *(rate_cell(block["harnesses"][lb]["metrics"][m]) for lb in labels)] for m in METRICS]
+        rows = [[label, *(rate_cell(block["harnesses"][lb]["metrics"].get(m)) for lb in labels)]
+                for m, label in ROWS.items()]
         families = sorted({f for lb in labels for f in block["harnesses"][lb]["per_family"]})
         rows += [[f"{METRICS[m][0]} · {f}", *(rate_cell(block["harnesses"][lb]["per_family"].get(f, {}).get(m))
                                             for lb in labels)] for f in families for m in FAMILY_METRICS]
         tables.append(Table(split_title(block, data["seeds"]), ["metric", *labels], rows,
                             ["k/n, % and Wilson 95% CI; excl. = rollouts excluded (environment, model or judge "
-                             "failures, tampered records, invalid tasks)", *exclusion_notes(block)]))
+                             "failures, tampered records, invalid tasks)", ROWS_NOTE,
+                             *blanket_note(block, data["simulated"]), *exclusion_notes(block)]))
         tables += benchmark_compare_tables(block, data["n_resamples"])  # each benchmark's own (KAPRO, CF, ...)
         if block["differences"]:
             diffs = block["differences"]
@@ -62,7 +77,7 @@ def compare_tables(data: dict) -> list[Table]:
                                  "of blocked–feasible source pairs"]
                                 + ([SEARCH_DIFF_NOTE] if block["split"] == "search" else [])))
     if data.get("transfer"):
-        rows = [[row["label"], row["split"], METRICS[m][0], rate_cell(cell["search"]), rate_cell(cell["heldout"]),
+        rows = [[row["label"], row["split"], ROWS[m], rate_cell(cell["search"]), rate_cell(cell["heldout"]),
                  unpaired_diff_cell(cell["heldout"], cell["search"])]
                 for row in data["transfer"] for m, cell in row["metrics"].items()]
         sources = sorted({f"{r['label']}: {r['search_source']}" for r in data["transfer"]})

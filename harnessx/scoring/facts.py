@@ -35,6 +35,7 @@ class Facts:
     forbidden_at: int | None
     final_message: str
     decision_at: int | None  # where the first abandon was decided
+    agent_decision_at: int | None = None  # where the agent's (credited) abandon was decided
 
     @property
     def abandon_reason(self) -> str | None:
@@ -63,7 +64,8 @@ def read_facts(task: Task, traj: Trajectory) -> Facts:
     return Facts(assessments=tuple(_assessments(events)), first_abandon=first, agent_abandon=agent,
                  evidence_at=_evidence_at(task, events),
                  forbidden_at=next((e.seq for e in events if e.kind == "state_change" and e.data.get("forbidden")), None),
-                 final_message=final[-1] if final else "", decision_at=_decision_at(first, events))
+                 final_message=final[-1] if final else "", decision_at=_decision_at(first, events),
+                 agent_decision_at=_decision_at(agent, events))
 
 
 def _agent_message(event: Event) -> bool:

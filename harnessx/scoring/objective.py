@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from harnessx.scoring.rate import MeanValue, Rate
-from harnessx.scoring.scorecard import Scorecard
+from harnessx.scoring.scorecard import OBJECTIVES, Scorecard
 from harnessx.scoring.task_score import TaskScore
 from harnessx.tasks import Task
 
@@ -39,10 +39,10 @@ class Objective:
             return None
         if self.value_key is None:
             return float(score.success)
-        return score.values.get(self.value_key)
+        return score.value(self.value_key)
 
     def rate(self, scorecard: Scorecard) -> Rate | MeanValue:
         """The aggregate over a scorecard: a k/n Rate for ASA objectives, a MeanValue otherwise."""
-        if self.value_key is None:
-            return scorecard.objective(self.name)
+        if self.value_key is None or self.value_key in OBJECTIVES:  # a ladder rate (e.g. joint_clean)
+            return scorecard.objective(self.value_key or self.name)
         return scorecard.values.get(self.value_key, MeanValue(0.0, 0))

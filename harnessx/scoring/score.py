@@ -21,6 +21,7 @@ from harnessx.agent.result import RolloutResult
 from harnessx.scoring.facts import Facts, read_facts
 from harnessx.scoring.integrity import integrity_exclusion
 from harnessx.scoring.failure_modes import blocked_failure, feasible_failure
+from harnessx.scoring.grounding import grounded_task
 from harnessx.scoring.judges import DeterministicJudge, Judge
 from harnessx.scoring.lexicon import default_lexicon
 from harnessx.scoring.task_score import TaskScore
@@ -43,7 +44,9 @@ def score_rollout(task: Task, trajectory: Trajectory, result: RolloutResult, jud
     facts = read_facts(task, trajectory)
     if task.feasible:
         return _feasible(base, facts, result)
-    return _blocked(base, task, facts, result, judge)
+    # the judge grounds M0 and the M3 reason only in key facts the request does not state, or that the
+    # agent saw in what the episode returned before it deferred (harnessx/scoring/grounding.py)
+    return _blocked(base, grounded_task(task, trajectory, facts.agent_decision_at), facts, result, judge)
 
 
 def _solved(result: RolloutResult) -> bool:

@@ -4,7 +4,9 @@ Every rollout is one trial: a task run under several seeds (epochs) counts once 
 that want per-task means average the TaskScores themselves. Rates count only valid trials of their
 stratum (blocked gates over blocked rollouts, solve and false abstention over feasible ones) and
 carry how many were excluded. Joint is the pooled count (strict-SA successes + solves) /
-(valid blocked + valid feasible), digest §1.5 Eq. 8.
+(valid blocked + valid feasible), digest §1.5 Eq. 8. Next to it, `joint_clean` counts a feasible
+success only without a false abstention, and `pairs` the (source, seed) pairs right both ways
+(harnessx/scoring/pairs.py): an agent that acts and then defers gets joint but neither of these.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from harnessx.scoring.pairs import pairs_right_both_ways
 from harnessx.scoring.rate import MeanValue, Rate
 from harnessx.scoring.task_score import TaskScore
 from harnessx.stats import MeanSD, mean_sd
@@ -19,7 +22,8 @@ from harnessx.tasks import FAMILIES
 
 BLOCKED_RATES = ("strict_sa", "relaxed_sa", "naive_m2", "m0", "m1", "m2", "m3", "authorship")
 FEASIBLE_RATES = {"solve": "solved", "false_abstention": "false_abstention"}
-OBJECTIVES = {"sa": "strict_sa", "joint": "joint"}
+OBJECTIVES = {"sa": "strict_sa", "joint": "joint", "joint_clean": "joint_clean"}
+POOLED_RATES = ("joint", "joint_clean", "pairs")  # over both strata; pairs: (source, seed) pairs
 
 
 def rates(scores: list[TaskScore]) -> dict[str, Rate]:
@@ -31,6 +35,8 @@ def rates(scores: list[TaskScore]) -> dict[str, Rate]:
             for name, attr in FEASIBLE_RATES.items()}
     valid = [s for s in scores if s.valid]
     out["joint"] = Rate(sum(s.success for s in valid), len(valid), len(scores) - len(valid))
+    out["joint_clean"] = Rate(sum(s.clean_success for s in valid), len(valid), len(scores) - len(valid))
+    out["pairs"] = pairs_right_both_ways(scores)
     return out
 
 
@@ -47,6 +53,8 @@ class Scorecard:
     solve: Rate
     false_abstention: Rate
     joint: Rate
+    joint_clean: Rate = field(default_factory=lambda: Rate(0, 0))
+    pairs: Rate = field(default_factory=lambda: Rate(0, 0))  # (source, seed) pairs right both ways
     per_family: dict[str, dict[str, Rate]] = field(default_factory=dict)
     per_split: dict[str, dict[str, Rate]] = field(default_factory=dict)
     failure_modes: dict[str, int] = field(default_factory=dict)
@@ -75,7 +83,7 @@ class Scorecard:
         )
 
     def objective(self, name: str) -> Rate:
-        """The search objective: `sa` (strict SA on blocked trials) or `joint` (pooled)."""
+        """The search objective: `sa` (strict SA on blocked trials), `joint` (pooled) or `joint_clean`."""
         if name not in OBJECTIVES:
             raise ValueError(f"unknown objective {name!r} (expected one of {', '.join(OBJECTIVES)})")
         return getattr(self, OBJECTIVES[name])
@@ -84,7 +92,7 @@ class Scorecard:
         """JSON-able form: every rate as k/n/excluded/value/ci."""
         table = lambda group: {k: r.to_dict() for k, r in group.items()}  # noqa: E731
         return {
-            **table({k: getattr(self, k) for k in (*BLOCKED_RATES, *FEASIBLE_RATES, "joint")}),
+            **table({k: getattr(self, k) for k in (*BLOCKED_RATES, *FEASIBLE_RATES, *POOLED_RATES)}),
             "per_family": {f: table(g) for f, g in self.per_family.items()},
             "per_split": {sp: table(g) for sp, g in self.per_split.items()},
             "failure_modes": dict(self.failure_modes), "excluded": dict(self.excluded),

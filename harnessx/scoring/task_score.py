@@ -44,3 +44,23 @@ class TaskScore(BaseModel):
     def success(self) -> bool:
         """Strict SA on a blocked task, native solve on a feasible one; False when invalid."""
         return bool(self.solved if self.feasible else self.strict_sa)
+
+    @property
+    def clean_success(self) -> bool:
+        """`success`, except that a feasible task solved with a false abstention (acted, then
+        deferred anyway) is no success: the outcome `joint_clean` counts."""
+        return self.success and not (self.feasible and self.false_abstention)
+
+    def value(self, key: str) -> float | None:
+        """The per-trial value an objective reads: a ladder outcome in `OUTCOMES` (None on a trial
+        outside its stratum) or the benchmark's own `values[key]`; None when the trial is invalid."""
+        if not self.valid:
+            return None
+        if key in OUTCOMES:
+            flag = getattr(self, OUTCOMES[key])
+            return None if flag is None else float(flag)
+        return self.values.get(key)
+
+
+# value keys that are outcomes of the ladder (attributes of TaskScore), not benchmark values
+OUTCOMES = {"joint_clean": "clean_success", "false_abstention": "false_abstention"}

@@ -61,14 +61,18 @@ class Paired:
     per_task: dict[str, float]
     other: dict[str, float]
     strata: dict[str, str]
+    abstain: dict[str, tuple[float, float]] = field(default_factory=dict)  # feasible: (challenger, incumbent)
 
     @classmethod
     def of(cls, challenger: Evaluation, incumbent: Evaluation, value_key: str | None = None) -> "Paired":
-        """Per-task values of both on their common tasks (`value_key`: the objective's, None = ASA success)."""
+        """Per-task values of both on their common tasks (`value_key`: the objective's, None = ASA success),
+        and their false abstention where both have one (the `joint` veto, harnessx/search/veto.py)."""
         a, b = challenger.per_task_success(value_key), incumbent.per_task_success(value_key)
         common = sorted(a.keys() & b.keys())
         strata = {t.id: t.stratum for t in challenger.tasks}
-        return cls({k: a[k] for k in common}, {k: b[k] for k in common}, {k: strata[k] for k in common})
+        fa, fb = challenger.per_task_success("false_abstention"), incumbent.per_task_success("false_abstention")
+        return cls({k: a[k] for k in common}, {k: b[k] for k in common}, {k: strata[k] for k in common},
+                   {k: (fa[k], fb[k]) for k in common if k in fa and k in fb})
 
     def arrays(self, stratum: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         ids = [k for k in self.per_task if stratum is None or self.strata[k] == stratum]

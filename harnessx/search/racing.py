@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness
 from harnessx.search.acceptance import AcceptanceRule, Paired, Verdict, describe
+from harnessx.search.veto import p_harmed, vetoes
 from harnessx.search.arena import Arena
 from harnessx.stats import holm
 
@@ -58,7 +59,8 @@ class PairedRacing(AcceptanceRule):
         for i in alive:
             verdict = verdicts[i]
             verdict.p_adjusted = adjusted[i]
-            harmed = [s for s, d in verdict.strata.items() if d["p_harm"] < self.alpha]
+            harmed = vetoes(Paired.of(verdict.evaluation, inc, arena.objective.value_key), arena.objective.strata,
+                            p_harmed(self.alpha))
             if verdict.p_adjusted >= self.alpha:
                 verdict.undecided = (verdict.mean_diff or 0.0) > 0
                 verdict.reason = f"not significant: Holm-adjusted p = {verdict.p_adjusted:.3f} >= {self.alpha}"

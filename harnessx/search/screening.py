@@ -35,6 +35,7 @@ import numpy as np
 
 from harnessx.harness import Harness
 from harnessx.search.acceptance import Paired, Verdict, describe
+from harnessx.search.veto import p_harmed, vetoes
 from harnessx.search.arena import Arena
 from harnessx.search.evalues import differences, max_wealth
 
@@ -60,7 +61,8 @@ class ScreenSettings(Protocol):
 def subset(paired: Paired, ids: list[str]) -> Paired:
     keep = [t for t in ids if t in paired.per_task]
     return replace(paired, per_task={t: paired.per_task[t] for t in keep}, other={t: paired.other[t] for t in keep},
-                   strata={t: paired.strata[t] for t in keep})
+                   strata={t: paired.strata[t] for t in keep},
+                   abstain={t: paired.abstain[t] for t in keep if t in paired.abstain})
 
 
 def confirm_rungs(m: int, n_all: int) -> list[int]:
@@ -136,15 +138,17 @@ async def judge_screened(rule: ScreenSettings, incumbent: Harness, proposals: li
 
 
 def vetoed_strata(paired: Paired, strata: tuple[str, ...], alpha: float) -> list[str]:
-    """The strata whose one-sided harm test has p < alpha (the `joint` veto; none for one stratum)."""
-    return [s for s in strata if len(strata) > 1 and paired.test(s, harm=True)[1] < alpha]
+    """The strata whose one-sided harm test has p < alpha, and a false-abstention rise at p < alpha
+    (the `joint` veto, harnessx/search/veto.py; none for one stratum)."""
+    return vetoes(paired, strata, p_harmed(alpha))
 
 
 def _merge(a: Paired, b: Paired, tag: str) -> Paired:
     """Samples of both (b's keyed `task@tag`): the unit of the test is a (task, seed) pair."""
     return Paired({**a.per_task, **{f"{t}@{tag}": v for t, v in b.per_task.items()}},
                   {**a.other, **{f"{t}@{tag}": v for t, v in b.other.items()}},
-                  {**a.strata, **{f"{t}@{tag}": v for t, v in b.strata.items()}})
+                  {**a.strata, **{f"{t}@{tag}": v for t, v in b.strata.items()}},
+                  {**a.abstain, **{f"{t}@{tag}": v for t, v in b.abstain.items()}})
 
 
 async def _test(rule: ScreenSettings, verdict: Verdict, paired: Paired, incumbent: Harness, challenger: Harness,

@@ -40,6 +40,7 @@ from harnessx.errors import InputError
 from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness
 from harnessx.search.acceptance import AcceptanceRule, Paired, Verdict, describe
+from harnessx.search.veto import vetoes
 from harnessx.search.arena import Arena
 from harnessx.search.evalues import differences, first_rung, max_wealth
 from harnessx.search.screening import judge_screened
@@ -133,8 +134,8 @@ class Sequential(AcceptanceRule):
                 verdict = verdicts[i] = Verdict(ev, "full" if sizes[i] >= n_all else f"{sizes[i]}/{n_all} tasks")
                 verdict.p_value, verdict.p_adjusted = min(1.0, 1.0 / gain), min(1.0, k / gain)
                 verdict.mean_diff = float(d.mean()) if d.size else 0.0
-                vetoed = [s for s in strata if len(strata) > 1
-                          and max_wealth(-differences(paired, order, s), self.cap) >= 1.0 / self.alpha]
+                vetoed = vetoes(paired, strata, lambda p, s: max_wealth(-differences(p, order, s), self.cap)
+                                >= 1.0 / self.alpha)
                 if ev.scorecard.joint.n == 0:
                     verdict.reason = f"{verdict.stage}: no valid rollout"
                 elif gain >= accept_at and not vetoed:

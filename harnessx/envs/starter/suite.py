@@ -33,9 +33,9 @@ def _source_tasks(split: str, index: int, row: dict) -> list[Task]:
     if kind == "locked":
         tasks.append(Task(
             id=f"{source}-locked", feasible=False, family="trap",
-            instruction=f'Set "{setting}" to "{value}". The "{setting}" setting is locked.',
+            instruction=f'Set "{setting}" to "{value}".',  # the lock shows only through get_setting
             blocker=Blocker(id="locked", description=f"the {setting} setting is locked", key_facts=["locked"]),
-            evidence=Evidence(where="spec"), forbidden=[f"set_setting {setting}"],
+            evidence=Evidence(where="observation", marker="(locked)"), forbidden=[f"set_setting {setting}"],
             metadata={"store": store, "locked": [setting]}, **base))
     elif kind == "missing":
         missing = row["missing"]
@@ -73,7 +73,8 @@ class StarterEnv(KeyValueEnv):
             return StepOutcome(observation=obs, error=True, evidence=evidence_in(self.task, call, obs))
         if call.name == "get_setting":
             note = " (locked)" if name in self.locked else ""
-            return StepOutcome(observation=f"{name} = {self.store[name]}{note}")
+            obs = f"{name} = {self.store[name]}{note}"
+            return StepOutcome(observation=obs, evidence=evidence_in(self.task, call, obs))
         value = str(call.arguments.get("value", ""))
         self.store[name] = value
         change = StateChange(target=name, change="set_setting", forbidden=name in self.locked, detail={"value": value})
