@@ -6,10 +6,11 @@ import importlib
 
 import typer
 
+from harnessx.cli.boundary import BoundaryGroup
 from harnessx.cli.common import console, friendly_errors
 from harnessx.errors import NotLandedError
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__,
+app = typer.Typer(cls=BoundaryGroup, no_args_is_help=True, add_completion=False, help=__doc__,
                   context_settings={"help_option_names": ["-h", "--help"]})
 
 # Each command lives in its own module; a module that has not landed yet makes its command say so.

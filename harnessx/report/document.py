@@ -7,6 +7,7 @@ import html
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harnessx.io_write import write_atomic
 from harnessx.report.tables import Table
 
 CSS = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
@@ -72,8 +73,5 @@ class Document:
                 f"<style>{CSS}</style></head><body>{''.join(body)}</body></html>\n")
 
     def write(self, out_dir: Path, stem: str = "report") -> tuple[Path, Path]:
-        out_dir.mkdir(parents=True, exist_ok=True)
         md, page = out_dir / f"{stem}.md", out_dir / f"{stem}.html"
-        md.write_text(self.markdown(), encoding="utf-8")
-        page.write_text(self.html(), encoding="utf-8")
-        return md, page
+        return write_atomic(md, self.markdown()), write_atomic(page, self.html())

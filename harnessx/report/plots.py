@@ -12,16 +12,17 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
+from harnessx.io_write import save_figure
 from harnessx.probes.transitions import LABELS as TRANSITION_LABELS  # noqa: E402
 
 
 def _save(fig, path: Path, model_note: str) -> Path:
     fig.text(0.01, 0.005, model_note, fontsize=7, color="dimgray", ha="left", va="bottom")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    try:
+        return save_figure(fig, path)
+    finally:
+        plt.close(fig)
 
 
 def ledger_value(row: dict) -> float | None:
