@@ -27,7 +27,7 @@ from harnessx.scoring import Judge
 from harnessx.search.acceptance import (SETTLE_STAGE, TAKES_ALPHA, AcceptanceRule, Verdict, incumbent_evaluation,
                                         make_acceptance)
 from harnessx.models.preflight import preflight
-from harnessx.search.arena import Arena, BudgetExhausted
+from harnessx.search.arena import Arena, BudgetExhausted, check_budget_buys_r0
 from harnessx.search.breaker import CircuitBreaker, ModelOutage
 from harnessx.search.uris import check_stores
 from harnessx.search.distributed import search_executor
@@ -171,6 +171,9 @@ class Search:
     async def run(self, resume: bool = False) -> SearchResult:
         try:
             return await self._run(resume)
+        except Exception:
+            self.dir.discard_if_unused()  # failed before its first rollout: a retry must not be refused
+            raise
         finally:
             if self.runner is not None:
                 await self.runner.aclose()
@@ -178,6 +181,8 @@ class Search:
     async def _run(self, resume: bool) -> SearchResult:
         started = time.monotonic()
         check_stores(self.config.storage, self.config.tracking_uri)  # before anything is created
+        if not resume:
+            check_budget_buys_r0(self.config.max_rollouts, self.plan()["per_candidate"])
         await preflight(self.model)  # a model that cannot answer stops here too
         checkpoint = self.dir.prepare(self.config_record(), resume)
         self.runner = runner = Runner(self.suite, self.model,
@@ -195,7 +200,8 @@ class Search:
         history = self.dir.trim_ledger(state["round"])
         if hasattr(self.acceptance, "restore"):  # a rule with memory (sequential) rebuilds it from the ledger
             self.acceptance.restore(history)
-        study = open_study(self.config.storage, self.dir / "optuna.log", self.config.run_name, self.objective.name)
+        study = open_study(self.config.storage, self.dir / "optuna.log",
+                           self.dir.study_name(self.config.run_name, self.config.storage), self.objective.name)
         optuna_ledger = OptunaLedger(study, self.space)
         for key, value in {"objective": self.objective.name, "env": self.config.env, "model": self.config.model,
                            "simulated": self.model.simulated}.items():
