@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from harnessx.errors import InputError
+from harnessx.io_read import read_text
 from harnessx.tasks import Reference, Task, ToolCall
 
 Subspace = Literal["external", "hybrid", "internal"]
@@ -213,14 +214,15 @@ def load_kaware_dir(path: str | Path) -> list[KaproItem]:
     items, seen = [], set()
     for file in files:
         file_split = "search" if "search" in file.stem else "heldout" if "heldout" in file.stem else None
-        for line_no, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+        for line_no, line in enumerate(read_text(file, "KAware-format JSONL").splitlines(), 1):
             if not line.strip():
                 continue
             where = f"{file}:{line_no}"
             try:
                 record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(where, f"not valid JSON ({exc.msg})", "one JSON object per line") from None
+            except (json.JSONDecodeError, RecursionError) as exc:
+                raise InputError(where, f"not valid JSON ({getattr(exc, 'msg', 'nested too deeply')})",
+                                 "one JSON object per line") from None
             if not isinstance(record, dict):
                 raise InputError(where, f"a {type(record).__name__}, not an object", "one JSON object per line")
             item = parse_kaware(record, where, f"{line_no}", file_split or "heldout")
