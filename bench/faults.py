@@ -25,6 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 KINDS = {"test_model_faults": "model provider (429/5xx/timeouts/bad bodies/dead port/pre-flight/breaker)",
          "test_input_faults": "corrupted inputs (records, task dirs, profiles, ledger, checkpoint, URIs, tool input)",
          "test_input_faults_state": "harness/task files that cannot be scored fairly, stale state, dead models",
+         "test_input_faults_cli": "bad CLI input (OS/decoding errors, missing extras, out-of-range numbers, shared "
+                                  "storage, leftovers)",
          "test_interrupt": "SIGINT mid-search (MLflow KILLED, resume)",
          "test_crash_resume": "crash at 20 seeded points (rollout, ledger, checkpoint, Optuna), then resume",
          "test_kill9": "kill -9 of a search process at 20 seeded points (rollout, ledger, checkpoint, MLflow, "

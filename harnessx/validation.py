@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
+from harnessx import io_read
 from harnessx.errors import InputError
 
 M = TypeVar("M", bound=BaseModel)
@@ -16,17 +15,7 @@ M = TypeVar("M", bound=BaseModel)
 
 def read_mapping(path: str | Path) -> dict:
     """Read a YAML or JSON file that must hold a mapping."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(str(path), "file not found")
-    text = path.read_text(encoding="utf-8")
-    try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise InputError(str(path), f"cannot parse: {exc}") from None
-    if not isinstance(data, dict):
-        raise InputError(str(path), f"top level is {type(data).__name__}", "a mapping")
-    return data
+    return io_read.read_mapping(path, "a mapping (YAML or JSON)")
 
 
 def validate(model: type[M], data: dict, source: str) -> M:

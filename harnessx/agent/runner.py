@@ -34,8 +34,7 @@ class RolloutCache:
     stays self-contained, and no command pays again for a rollout another already ran."""
 
     def __init__(self, root: str | Path, shared: str | Path | None = None):
-        self.root = Path(root)
-        self.root.mkdir(parents=True, exist_ok=True)
+        self.root = Path(root)  # created by the first rollout written, so a reader leaves nothing behind
         self.tampered: dict[str, str] = {}  # key -> "<file>: what the result and its trajectory disagree on"
         self.shared = RolloutCache(shared) if shared is not None and Path(shared).resolve() != self.root.resolve() else None
 

@@ -21,6 +21,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from harnessx.errors import InputError
+from harnessx.io_read import read_text
 
 ABSTAIN = 5
 ABSTAIN_TEXT = "Not enough information to answer"
@@ -92,7 +93,7 @@ def _records(path: Path) -> list[tuple[str, object]]:
     """(location, record) pairs from JSONL, or a JSON/YAML list."""
     if not path.is_file():
         raise InputError(str(path), "file not found")
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path, "Confident Fools items (JSONL, or a JSON/YAML list)")
     if path.suffix == ".jsonl":
         out = []
         for no, line in enumerate(text.splitlines(), 1):
@@ -100,13 +101,13 @@ def _records(path: Path) -> list[tuple[str, object]]:
                 continue
             try:
                 out.append((f"{path}:{no}", json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{no}", f"not valid JSON: {exc.msg}") from None
+            except (json.JSONDecodeError, RecursionError) as exc:
+                raise InputError(f"{path}:{no}", f"not valid JSON: {getattr(exc, 'msg', 'nested too deeply')}") from None
         return out
     try:
         data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise InputError(str(path), f"cannot parse: {exc}") from None
+    except (json.JSONDecodeError, yaml.YAMLError, RecursionError) as exc:
+        raise InputError(str(path), f"cannot parse: {exc or 'nested too deeply'}") from None
     if isinstance(data, dict) and isinstance(data.get("items", data.get("articles")), list):
         data = data.get("items", data.get("articles"))
     if not isinstance(data, list):

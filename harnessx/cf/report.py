@@ -3,7 +3,6 @@ as Markdown + PNG + HTML (`report.md`, `report.html`, `figures/regime.png`)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import matplotlib
@@ -12,6 +11,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from harnessx.errors import InputError  # noqa: E402
+from harnessx.io_read import read_json
+from harnessx.io_write import save_figure
 from harnessx.formatting.cells import contrast, paired_title, rate_cell  # noqa: E402
 from harnessx.formatting.document import Document, Figure  # noqa: E402
 from harnessx.formatting.table import Table, model_line  # noqa: E402
@@ -33,7 +34,11 @@ def load_result(path: str | Path) -> dict:
     file = path / RESULT if path.is_dir() else path
     if not file.is_file():
         raise InputError(str(path), f"no {RESULT} here", "the --out directory of `harnessx cf eval`")
-    return json.loads(file.read_text(encoding="utf-8"))
+    data = read_json(file, "a Confident Fools result (cf-eval.json written by `harnessx cf eval`)")
+    if not isinstance(data, dict) or not isinstance(data.get("conditions"), dict):
+        raise InputError(str(file), "not a Confident Fools result (no 'conditions')",
+                         "cf-eval.json written by `harnessx cf eval`")
+    return data
 
 
 def tables(data: dict) -> list[Table]:
@@ -112,10 +117,10 @@ def regime_plot(data: dict, path: Path) -> Path:
     ax.legend(fontsize=7, loc="lower left")
     fig.text(0.01, 0.005, model_line(data["model"], data["simulated"]), fontsize=7, color="dimgray")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    try:
+        return save_figure(fig, path)
+    finally:
+        plt.close(fig)
 
 
 def write_report(data: dict, out_dir: Path) -> dict[str, Path]:

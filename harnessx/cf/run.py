@@ -16,6 +16,7 @@ from harnessx.comparison.runs import resolve_contenders
 from harnessx.errors import InputError
 from harnessx.evaluation import evaluate, require_evaluated
 from harnessx.harness import Harness, load_preset
+from harnessx.io_write import write_atomic
 from harnessx.models.client import DEFAULT_MODEL, ModelClient
 from harnessx.models.preflight import preflight_all
 
@@ -80,6 +81,5 @@ async def run_eval(cfg: CFEvalConfig, progress: ProgressFn | None = None) -> dic
     require_evaluated("cf eval", evaluations)
     names = {h["name"] for h in data["harnesses"].values()}
     data["harness_label"] = " / ".join(sorted(names))
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "cf-eval.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
+    write_atomic(Path(out) / "cf-eval.json", json.dumps(data, indent=2))
     return data

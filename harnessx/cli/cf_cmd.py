@@ -37,8 +37,10 @@ def eval_cmd(harness: str = typer.Option(None, "--harness", help="Harness file, 
     outcomes, cued vs uncued NAS, the regime. Writes <out>/cf-eval.json; `harnessx cf report <out>`."""
     from harnessx.cf.report import tables
     from harnessx.cf.run import CFEvalConfig, run_eval
+    from harnessx.io_write import check_out_dir
     from harnessx.report.tables import model_line
 
+    check_out_dir(out)
     cfg = CFEvalConfig(harness=harness, conditions=tuple(condition), model=model, api_base=api_base, split=split,
                        epochs=epochs, items=items, corpus=corpus, judge_model=judge_model, resamples=resamples,
                        concurrency=concurrency, out=str(out), suite_options={"index": index} if index else {})
@@ -55,9 +57,10 @@ def report_cmd(result: Path = typer.Argument(..., help="The --out directory of `
                out: Path = typer.Option(None, "--out", help="Where to write (default: next to the result).")) -> None:
     """The paper's tables and the (NAS, KIS) regime plot: report.md, report.html, figures/regime.png."""
     from harnessx.cf.report import load_result, write_report
+    from harnessx.io_write import check_out_dir
 
     data = load_result(result)
-    target = out or (result if result.is_dir() else result.parent)
+    target = check_out_dir(out or (result if result.is_dir() else result.parent))
     files = write_report(data, target)
     console.print(f"wrote {files['markdown']}, {files['html']}, {files['png']}", highlight=False)
 

@@ -10,8 +10,9 @@ from typing import Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
+from harnessx.cli.boundary import describe
+from harnessx.cli.numbers import in_range
 from harnessx.envs.registry import DEFAULT_ENV
 from harnessx.errors import HarnessXError, InputError
 
@@ -29,10 +30,10 @@ UserModeOpt = typer.Option(None, "--user-mode", help="retail: solo (default), sc
 UserModelOpt = typer.Option(None, "--user-model", help="retail: LiteLLM model of the llm user simulator.")
 BfclDirOpt = typer.Option(None, "--bfcl-dir", help="bfcl: another copy of BFCL's data folder (default: the "
                           "installed bfcl-eval package's).")
-TemperatureOpt = typer.Option(0.0, "--temperature", min=0.0, max=2.0, help="Task-agent sampling temperature (a "
+TemperatureOpt = typer.Option(0.0, "--temperature", min=0.0, max=2.0, callback=in_range(0, 2), help="Task-agent sampling temperature (a "
                               "harness's own `temperature` switch wins). At 0 a deterministic model repeats itself: "
                               "epochs are then copies, and the paired test counts each task once.")
-TopPOpt = typer.Option(None, "--top-p", min=0.0, max=1.0, help="Task-agent nucleus sampling (a harness's `top_p` wins).")
+TopPOpt = typer.Option(None, "--top-p", min=0.0, max=1.0, callback=in_range(0, 1), help="Task-agent nucleus sampling (a harness's `top_p` wins).")
 
 # Which suite option belongs to which environment (keyword of the suite's constructor).
 PATH_OPTIONS = ("tau2_dir", "tasks_dir", "bfcl_dir")
@@ -67,7 +68,7 @@ def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(*args, **kwargs)
         except HarnessXError as exc:
-            err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+            typer.echo(f"error: {describe(exc)}", err=True)  # one line, however long
             sys.exit(exc.exit_code)
 
     return wrapper

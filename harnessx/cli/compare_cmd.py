@@ -10,6 +10,7 @@ import typer
 from harnessx.agent.sampling import SamplingDefaults, copies_warning
 from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, console,
                                  friendly_errors, open_suite)
+from harnessx.cli.numbers import in_range
 from harnessx.comparison import setup
 from harnessx.comparison.compare import compare
 from harnessx.comparison.runs import Contender, resolve_contenders
@@ -21,10 +22,10 @@ ModelOpt = typer.Option(None, "--model", help="Task-agent model (default: the ru
 SplitOpt = typer.Option(None, "--split", help="search, heldout or independent; repeat for several (default: "
                         "heldout, or every split the suite has when it has no heldout tasks, e.g. toy).")
 EpochsOpt = typer.Option(1, "--epochs", min=1, help="Rollouts per task (epoch seeds seed*1000+e: 0..N-1 at --seed 0).")
-TemperatureOpt = typer.Option(None, "--temperature", min=0.0, max=2.0, help="Task-agent sampling temperature "
+TemperatureOpt = typer.Option(None, "--temperature", min=0.0, max=2.0, callback=in_range(0, 2), help="Task-agent sampling temperature "
                               "(default: the runs', else 0; a harness's own `temperature` switch wins). At 0 a "
                               "deterministic model repeats itself: epochs are copies.")
-TopPOpt = typer.Option(None, "--top-p", min=0.0, max=1.0, help="Task-agent nucleus sampling (default: the runs', "
+TopPOpt = typer.Option(None, "--top-p", min=0.0, max=1.0, callback=in_range(0, 1), help="Task-agent nucleus sampling (default: the runs', "
                        "else unset; a harness's `top_p` wins).")
 SeedOpt = typer.Option(None, "--seed", min=0, help="Rollout seeds seed*1000+e for epoch e (default 0).")
 OutOpt = typer.Option(None, "--out", help="Output dir (default: <run>/compare for one run, else runs/compare-<id>).")

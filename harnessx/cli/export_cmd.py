@@ -24,7 +24,10 @@ def export(
     from harnessx.report.cells import objective_cell
     from harnessx.search.certify import claim_line
     from harnessx.search.export import export as do_export, register
+    from harnessx.search.uris import check_tracking_uri
 
+    if mlflow_register:  # its store must work before the harness file is written
+        check_tracking_uri(mlflow_uri)
     harness = do_export(run_dir, out)
     p = harness.provenance
     console.print(f"wrote {out}: harness {harness.hash} from search {p.get('search')} round {p.get('round')}, "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import io
 import json
 from collections import Counter
 from pathlib import Path
@@ -12,7 +13,10 @@ import typer
 
 from harnessx.cli.common import (ApiBaseOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModeOpt, console,
                                  friendly_errors, open_suite, suite_kwargs)
+from harnessx.cli.numbers import PROBABILITY_OPEN
 from harnessx.errors import InputError
+from harnessx.io_read import read_csv, read_json
+from harnessx.io_write import check_out_dir, write_atomic
 
 app = typer.Typer(no_args_is_help=True, help=__doc__)
 SuiteDirOpt = typer.Option(..., "--suite", help="A suite directory written by `harnessx feasigen build` (one "
@@ -34,12 +38,13 @@ def build_cmd(env: str = typer.Option("retail", "--env", help="Source environmen
               drop_flagged: bool = typer.Option(False, "--drop-flagged", help="Reject tasks with a failure-mode flag."),
               split: list[str] = typer.Option(None, "--split", help="Originals from these splits (default: all)."),
               limit: int = typer.Option(0, "--limit", min=0, help="At most this many originals (0 = all)."),
-              seed: int = typer.Option(0, "--seed"), concurrency: int = ConcurrencyOpt, api_base: str = ApiBaseOpt,
+              seed: int = typer.Option(0, "--seed", min=0), concurrency: int = ConcurrencyOpt, api_base: str = ApiBaseOpt,
               tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt,
               user_mode: str = UserModeOpt) -> None:
     """Run k agent systems on the originals, intersect their tool sets, mask, check, write the suite."""
     from harnessx.feasigen.construct import DEFAULT_SYSTEMS, BuildConfig, build
 
+    check_out_dir(out)
     options = suite_kwargs(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox, user_mode=user_mode)
     config = BuildConfig(env=env, systems=tuple(system or DEFAULT_SYSTEMS), out=str(out), turn_cap=turn_cap,
                          retention=retention, min_success=min_success, drop_flagged=drop_flagged,
@@ -68,8 +73,9 @@ def build_cmd(env: str = typer.Option("retail", "--env", help="Source environmen
 @friendly_errors
 def sample_cmd(suite: list[Path] = typer.Option(None, "--suite", help="Built suite dirs (one dataset each); repeat."),
                size: list[str] = typer.Option(None, "--size", help="NAME=N: a dataset's infeasible count; repeat."),
-               confidence: float = typer.Option(0.95, "--confidence"), margin: float = typer.Option(0.05, "--margin"),
-               seed: int = typer.Option(0, "--seed"),
+               confidence: float = typer.Option(0.95, "--confidence", callback=PROBABILITY_OPEN),
+               margin: float = typer.Option(0.05, "--margin", callback=PROBABILITY_OPEN),
+               seed: int = typer.Option(0, "--seed", min=0),
                out: Path = typer.Option(None, "--out", help="CSV for the annotators (with --suite).")) -> None:
     """Cochran + finite population correction sample, allocated proportionally per dataset."""
     from harnessx.feasigen.suite import read_manifest, read_tasks
@@ -83,8 +89,8 @@ def sample_cmd(suite: list[Path] = typer.Option(None, "--suite", help="Built sui
     sizes = {k: len(v) for k, v in items.items()}
     for text in size or []:
         name, _, n = text.partition("=")
-        if not name or not n.isdigit():
-            raise InputError("--size", f"cannot read {text!r}", "NAME=N, e.g. BFCL=445")
+        if not name or not n.isdigit() or int(n) < 1:
+            raise InputError("--size", f"cannot read {text!r}", "NAME=N with N >= 1, e.g. BFCL=445")
         sizes[name] = int(n)
     if not sizes:
         raise InputError("--suite/--size", "nothing to sample", "one --suite DIR or --size NAME=N")
@@ -95,11 +101,12 @@ def sample_cmd(suite: list[Path] = typer.Option(None, "--suite", help="Built sui
                   f"{sum(alloc.values())} ({', '.join(f'{k} {v}/{sizes[k]}' for k, v in alloc.items())})", highlight=False)
     if items and out:
         drawn = draw(items, seed, confidence=confidence, margin=margin)
-        with out.open("w", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(["dataset", "task_id", "annotator_1", "annotator_2"])
-            for dataset, ids in drawn.items():
-                writer.writerows([dataset, i, "", ""] for i in ids)
+        buffer = io.StringIO(newline="")
+        writer = csv.writer(buffer)
+        writer.writerow(["dataset", "task_id", "annotator_1", "annotator_2"])
+        for dataset, ids in drawn.items():
+            writer.writerows([dataset, i, "", ""] for i in ids)
+        write_atomic(out, buffer.getvalue())
         console.print(f"wrote {out}: fill annotator_1/annotator_2 with yes (mask removes a required capability) "
                       f"or no, then run `harnessx feasigen agreement {out}`", highlight=False)
 
@@ -122,13 +129,8 @@ def agreement_cmd(labels: Path = typer.Argument(..., help="CSV: dataset, task_id
     from harnessx.feasigen.verification import agreement, confirmed_share
     from harnessx.scoring.rate import rate_text
 
-    if not labels.is_file():
-        raise InputError(str(labels), "file not found", "a CSV of two annotators' labels")
-    with labels.open(newline="", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh))
-    for column in ("annotator_1", "annotator_2"):
-        if not rows or column not in rows[0]:
-            raise InputError(str(labels), f"column '{column}' missing", "dataset, task_id, annotator_1, annotator_2")
+    rows = read_csv(labels, "a CSV with columns dataset, task_id, annotator_1, annotator_2 (yes/no)",
+                    ("annotator_1", "annotator_2"))
     groups: dict[str, list[tuple[bool, bool, bool]]] = {}
     for number, row in enumerate(rows, start=2):
         where = f"{labels}:{number}"
@@ -160,14 +162,14 @@ def eval_cmd(suite: list[Path] = SuiteDirOpt,
     from harnessx.feasigen.evaluate import EvalConfig, parse_pair, run_eval
     from harnessx.feasigen.report import tables
 
+    check_out_dir(out)
     suites = [open_suite("feasigen", **suite_kwargs("feasigen", tasks_dir=str(s), sandbox=sandbox)) for s in suite]
     config = EvalConfig(systems=tuple(system or ("sim/baseline",)), pairs=tuple(parse_pair(p) for p in pair or []),
                         splits=tuple(split), epochs=epochs, turn_cap=turn_cap, concurrency=concurrency,
                         api_base=api_base, out=str(out))
     data = asyncio.run(run_eval(suites, config))
     data["suite"] = ", ".join(map(str, suite))
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "results.json").write_text(json.dumps(data, indent=1), encoding="utf-8")
+    write_atomic(out / "results.json", json.dumps(data, indent=1))
     from harnessx.feasigen.report import model_note
 
     console.print(model_note(data), highlight=False)
@@ -185,13 +187,10 @@ def report_cmd(run: Path = typer.Argument(..., help="An eval output dir (holding
     from harnessx.feasigen.report import write_report
 
     path = run / "results.json"
-    if not path.is_file():
-        raise InputError(str(path), "file not found", "the --out of `harnessx feasigen eval`")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(str(path), f"not valid JSON ({exc.msg})") from None
-    files = write_report(data, out or run, data.get("suite", ""))
+    data = read_json(path, "results.json in the --out of `harnessx feasigen eval`")
+    if not isinstance(data, dict):
+        raise InputError(str(path), f"top level is {type(data).__name__}", "the results object of `feasigen eval`")
+    files = write_report(data, check_out_dir(out or run), data.get("suite", ""))
     console.print(f"wrote {files['markdown']}, {files['html']}, {files['png']}", highlight=False)
 
 

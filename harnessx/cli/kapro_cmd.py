@@ -8,6 +8,7 @@ import typer
 
 from harnessx.cli.common import ApiBaseOpt, console, friendly_errors
 from harnessx.comparison.runs import resolve_contenders
+from harnessx.io_write import check_out_dir
 from harnessx.kapro.report import load_result, write_report
 from harnessx.kapro.run import KaproRunConfig, run_kapro_eval
 from harnessx.kapro.tables import kapro_tables
@@ -35,6 +36,7 @@ def eval_cmd(harness: str = typer.Option("kapro", "--harness", help="Harness fil
              concurrency: int = typer.Option(8, "--concurrency", min=1),
              out: Path = typer.Option(Path("runs/kapro-eval"), "--out", help="Output dir.")) -> None:
     """Knowing probe + acting run per task; every KAPRO metric with valid n and a bootstrap CI."""
+    check_out_dir(out)
     chosen = resolve_contenders([harness], include_r0=False)[0].harness
     cfg = KaproRunConfig(harness=chosen, model=model, api_base=api_base, split=split,
                          epochs=epochs, kaware_dir=str(Path(kaware_dir).resolve()) if kaware_dir else None,
@@ -57,7 +59,7 @@ def report_cmd(result: Path = typer.Argument(..., help="A `kapro eval` output di
                out: Path = typer.Option(None, "--out", help="Output dir (default: the result's dir).")) -> None:
     """Markdown + PNG + HTML: Table 3 and Table 4 shapes, over/underuse, per hop, distractor deltas."""
     data = load_result(result)
-    files = write_report(data, out or (result if result.is_dir() else result.parent))
+    files = write_report(data, check_out_dir(out or (result if result.is_dir() else result.parent)))
     console.print(f"wrote {files['markdown']}, {files['html']}, {files['png']}", highlight=False)
 
 

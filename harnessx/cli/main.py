@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from harnessx.cli.boundary import BoundaryGroup
 from harnessx.cli.common import console
 from harnessx.cli.lazy import lazy_group
 
@@ -19,13 +20,13 @@ COMMANDS = {
     "diff": ("harnessx.cli.diff_cmd",
              "Tasks the second candidate flipped against the first (default: R0 -> selected), on the search split."),
     "export": ("harnessx.cli.export_cmd",
-               "Export the selected harness of a search (provenance: search, round, scores, model)."),
+               "Export the selected harness of a search (provenance: search, round, scores, model, claim)."),
     "report": ("harnessx.cli.report_cmd", "Write Markdown, PNG and HTML reports for a run."),
     "view": ("harnessx.cli.view_cmd",
              "Browse searches (candidate tree, lineage), candidates (per-task gates) and trajectories."),
     "worker": ("harnessx.cli.worker_cmd", "Join a running search (--executor queue) and run rollouts from its queue."),
     "plan": ("harnessx.cli.plan_cmd",
-             "Rounds x proposals x seeds a budget buys, and the minimum detectable effect per round."),
+             "Rounds x proposals x seeds a budget buys, the minimum detectable effect per round and of the final claim."),
     "presets": None,  # defined below
     "probe": ("harnessx.cli.probe_cmd", "Belief (calibration) and challenge (stability) probes."),
     "tasks": ("harnessx.cli.tasks_cmd", "List, show and build task suites."),
@@ -35,7 +36,12 @@ COMMANDS = {
     "feasigen": ("harnessx.cli.feasigen_cmd", "FeasiGen: build masked suites, verify, evaluate STOP, report."),
 }
 
-app = typer.Typer(cls=lazy_group(COMMANDS), no_args_is_help=True, add_completion=False, help=__doc__,
+
+class HarnessXGroup(BoundaryGroup, lazy_group(COMMANDS)):
+    """The root group: commands imported when they run (`lazy`), each run inside the error boundary."""
+
+
+app = typer.Typer(cls=HarnessXGroup, no_args_is_help=True, add_completion=False, help=__doc__,
                   context_settings={"help_option_names": ["-h", "--help"]})
 
 

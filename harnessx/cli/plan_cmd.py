@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from harnessx.cli.common import ApiBaseOpt, EnvOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors, open_suite
+from harnessx.cli.numbers import NON_NEGATIVE, PROBABILITY_OPEN, in_range
 from harnessx.errors import InputError
 from harnessx.models.client import DEFAULT_MODEL, ModelClient
 from harnessx.search import get_objective, load_space
@@ -38,15 +39,18 @@ def plan(
     proposals: int = typer.Option(3, "--proposals", min=1),
     epochs: int = typer.Option(1, "--epochs", min=1, help="Seeds per task."),
     accept: str = typer.Option("paired", "--accept", help="greedy, paired, sequential or stack."),
-    alpha: float = typer.Option(0.05, "--alpha"),
-    power: float = typer.Option(0.8, "--power"),
-    effect: float = typer.Option(None, "--effect", help="The gain to detect, absolute (0.05 = +5 pp)."),
-    discordance: float = typer.Option(None, "--discordance", help="Share of (task, seed) pairs whose outcomes "
+    alpha: float = typer.Option(0.05, "--alpha", callback=PROBABILITY_OPEN),
+    power: float = typer.Option(0.8, "--power", callback=PROBABILITY_OPEN),
+    effect: float = typer.Option(None, "--effect", callback=in_range(0, 1, lo_open=True),
+                                help="The gain to detect, absolute (0.05 = +5 pp)."),
+    discordance: float = typer.Option(None, "--discordance", callback=in_range(0, 1, lo_open=True),
+                                      help="Share of (task, seed) pairs whose outcomes "
                                       "differ (p10 + p01). Default: estimated from R0's rollouts (--from-run, "
                                       "--pilot, or the rollout cache), else 0.5 (assumed, and said so)."),
     max_rollouts: int = typer.Option(None, "--max-rollouts", min=1),
-    max_cost: float = typer.Option(None, "--max-cost", min=0.0, help="Dollar budget (needs a per-rollout cost)."),
-    cost_per_rollout: float = typer.Option(None, "--cost-per-rollout", min=0.0, help="USD per rollout."),
+    max_cost: float = typer.Option(None, "--max-cost", callback=NON_NEGATIVE, help="Dollar budget (needs a per-rollout cost)."),
+    cost_per_rollout: float = typer.Option(None, "--cost-per-rollout", callback=NON_NEGATIVE,
+                                            help="USD per rollout."),
     from_run: Path = typer.Option(None, "--from-run", help="A run directory: per-rollout cost from its R0 estimate, "
                                   "discordance from R0's rollouts."),
     pilot: bool = typer.Option(False, "--pilot", help="Run R0 over 2 seeds on the search split to estimate the "

@@ -9,9 +9,20 @@ import typer
 
 from harnessx.cli.common import console, friendly_errors
 from harnessx.comparison.runs import load_run
-from harnessx.errors import HarnessXError
+from harnessx.errors import HarnessXError, InputError
 from harnessx.report.mlflow_log import DEFAULT_TRACKING_URI, log_report
 from harnessx.report.run_report import build_report
+
+
+def check_existing_store(uri: str) -> None:
+    """The MLflow store a report logs to must exist already: a SQLite file that is not there holds no
+    run (MLflow would create its folder and an empty database, then fail)."""
+    from harnessx.search.uris import check_tracking_uri
+
+    if uri.startswith("sqlite:///") and not Path(uri.removeprefix("sqlite:///")).is_file():
+        raise InputError("--tracking-uri", f"no MLflow database at {uri.removeprefix('sqlite:///')}",
+                         "the search's MLflow store (sqlite:///path/to/mlflow.db of an existing file)")
+    check_tracking_uri(uri, "--tracking-uri")
 
 
 def mlflow_target(run_dir: Path, run_id: str | None, tracking_uri: str | None) -> tuple[str | None, str]:
@@ -30,11 +41,13 @@ def report_cmd(run_dir: str = typer.Argument(..., help="A search run directory, 
                mlflow_run_id: str = typer.Option(None, "--mlflow-run-id", help="MLflow run to log to (default: the search's)."),
                tracking_uri: str = typer.Option(None, "--tracking-uri", help=f"MLflow store (default: the search's, else {DEFAULT_TRACKING_URI}).")) -> None:
     """Write Markdown, PNG and HTML reports for a run."""
+    run_id, uri = mlflow_target(Path(run_dir), mlflow_run_id, tracking_uri) if mlflow else (None, "")
+    if run_id is not None:  # the store must hold the run: checked before anything is written or created
+        check_existing_store(uri)
     md, page, figures = build_report(run_dir, out)
     console.print(f"wrote {md}, {page} and {len(figures)} figures", highlight=False)
     if not mlflow:
         return
-    run_id, uri = mlflow_target(Path(run_dir), mlflow_run_id, tracking_uri)
     if run_id is None:
         console.print("no MLflow run known for this run directory (pass --mlflow-run-id); not logged", highlight=False)
         return

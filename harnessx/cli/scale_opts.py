@@ -8,6 +8,8 @@ import typer
 
 from harnessx.errors import InputError
 from harnessx.executors import EXECUTORS
+from harnessx.extras import require_extra
+from harnessx.search.uris import check_storage
 
 ExecutorOpt = typer.Option("asyncio", "--executor", help="Where rollouts run: " + "; ".join(
     f"{k} = {v}" for k, v in EXECUTORS.items()) + ".")
@@ -29,8 +31,12 @@ def check_executor(executor: str, ray_address: str | None, storage: str | None) 
         from harnessx.executors.rollout_queue import check_rdb_url
 
         check_rdb_url(storage)
-    if executor == "ray" and ray_address:
-        check_ray_address_reachable(ray_address)
+    if executor == "queue":
+        check_storage(storage)  # its driver installed, its server answering
+    if executor == "ray":
+        require_extra("--executor ray", "ray", "running rollouts on Ray")
+        if ray_address:
+            check_ray_address_reachable(ray_address)
 
 
 def check_ray_address_reachable(address: str, timeout_s: float = 3.0) -> None:

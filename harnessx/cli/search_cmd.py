@@ -16,6 +16,7 @@ from harnessx.agent.sampling import copies_warning
 from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt,
                                  TemperatureOpt, TopPOpt, UserModelOpt, UserModeOpt, console, friendly_errors,
                                  suite_kwargs)
+from harnessx.cli.numbers import NON_NEGATIVE, PROBABILITY_OPEN
 from harnessx.cli.scale_opts import ExecutorOpt, RayAddressOpt, WorkersOpt, check_executor
 from harnessx.errors import InputError
 from harnessx.models import DEFAULT_MODEL
@@ -74,9 +75,9 @@ def search(
     rounds: int = typer.Option(8, "--rounds", min=0, help="Rounds after R0."),
     proposals: int = typer.Option(3, "--proposals", min=1, help="Proposals per round."),
     epochs: int = typer.Option(1, "--epochs", min=1, help="Rollouts per task (seeds), the same for every candidate."),
-    seed: int = typer.Option(0, "--seed", help="Search seed: rollout seeds, task order, samplers."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Search seed: rollout seeds, task order, samplers."),
     space: str = typer.Option("default", "--space", help="Search space: a name in search_spaces/ or a YAML path."),
-    alpha: float = typer.Option(0.05, "--alpha", min=0.0, max=1.0, help="Significance level of the paired rule."),
+    alpha: float = typer.Option(0.05, "--alpha", callback=PROBABILITY_OPEN, help="Significance level of the paired rule."),
     name: str = typer.Option(None, "--name", help="Run name (default <objective>-<env>)."),
     runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where run directories go."),
     resume: bool = typer.Option(False, "--resume", help="Continue the run directory; finished rollouts are reused."),
@@ -85,7 +86,7 @@ def search(
     mlflow_uri: str = typer.Option(DEFAULT_MLFLOW_URI, "--mlflow-uri", help="MLflow tracking URI (a database store)."),
     no_mlflow: bool = typer.Option(False, "--no-mlflow", help="Do not log to MLflow."),
     max_rollouts: int = typer.Option(None, "--max-rollouts", min=1, help="Hard cap on rollouts for the whole search."),
-    max_cost: float = typer.Option(None, "--max-cost", min=0.0, help="Hard cap on task-agent cost in USD."),
+    max_cost: float = typer.Option(None, "--max-cost", callback=NON_NEGATIVE, help="Hard cap on task-agent cost in USD."),
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="Rollouts in flight at once."),
     tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt,
     user_mode: str = UserModeOpt, user_model: str = UserModelOpt,

@@ -11,7 +11,9 @@ from rich.table import Table
 
 from harnessx.cli.common import (EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors,
                                  open_suite)
+from harnessx.comparison.setup import SPLITS
 from harnessx.errors import InputError
+from harnessx.io_write import write_atomic
 
 tasks_app = typer.Typer(no_args_is_help=True, help="List, show and build task suites.")
 
@@ -19,9 +21,11 @@ tasks_app = typer.Typer(no_args_is_help=True, help="List, show and build task su
 @tasks_app.command("list")
 @friendly_errors
 def list_tasks(env: str = EnvOpt, split: str = typer.Option(None, help="search, heldout or independent"),
-               limit: int = typer.Option(0, help="show at most this many rows (0 = all)"),
+               limit: int = typer.Option(0, min=0, help="show at most this many rows (0 = all)"),
                tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt) -> None:
     """List tasks with split, family and source; counts per split and family at the end."""
+    if split is not None and split not in SPLITS:  # as `eval` refuses it, instead of an empty table
+        raise InputError("--split", f"unknown split {split!r}", f"one of {', '.join(SPLITS)}")
     tasks = open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir).tasks(split)
     table = Table("id", "split", "kind", "source")
     for task in tasks[: limit or None]:
@@ -58,9 +62,7 @@ def build_tasks(env: str = EnvOpt, out: str = typer.Option(None, help="write the
     suite = open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox)
     tasks = suite.tasks()
     if out:
-        with open(out, "w", encoding="utf-8") as fh:
-            for task in tasks:
-                fh.write(task.model_dump_json() + "\n")
+        write_atomic(out, "".join(task.model_dump_json() + "\n" for task in tasks))
     console.print(f"{env}: {len(tasks)} tasks" + (f" written to {out}" if out else ""))
 
 

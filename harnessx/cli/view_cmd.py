@@ -10,12 +10,13 @@ from pathlib import Path
 import typer
 
 from harnessx.cli.common import friendly_errors
+from harnessx.cli.numbers import PORT
 from harnessx.errors import InputError
 
 
 @friendly_errors
 def view_cmd(runs: str = typer.Argument("runs", help="The runs folder (searches, evals, compares)."),
-             port: int = typer.Option(8765, "--port", help="Port on the loopback address (0 = any free port)."),
+             port: int = typer.Option(8765, "--port", **PORT, help="Port on the loopback address (0 = any free port)."),
              host: str = typer.Option("127.0.0.1", "--host", help="A loopback address (the viewer is local only).")) -> None:
     """Browse searches (candidate tree, lineage), candidates (per-task gates) and trajectories."""
     from werkzeug.serving import make_server

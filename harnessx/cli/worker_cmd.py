@@ -17,6 +17,7 @@ from pathlib import Path
 import typer
 
 from harnessx.cli.common import console, friendly_errors
+from harnessx.cli.numbers import NON_NEGATIVE
 from harnessx.cli.scale_opts import RayAddressOpt
 from harnessx.errors import InputError
 
@@ -29,16 +30,23 @@ def worker(
     slots: int = typer.Option(1, "--slots", min=1, help="Rollouts this worker runs at once."),
     executor: str = typer.Option("asyncio", "--executor", help="How this worker runs them: asyncio or ray."),
     ray_address: str = RayAddressOpt,
-    idle_exit: float = typer.Option(None, "--idle-exit", min=0.0, help="Stop after this many seconds with no work."),
-    wait: float = typer.Option(60.0, "--wait", min=0.0, help="Seconds to wait for the search to publish its setup."),
+    idle_exit: float = typer.Option(None, "--idle-exit", callback=NON_NEGATIVE, help="Stop after this many seconds with no work."),
+    wait: float = typer.Option(60.0, "--wait", callback=NON_NEGATIVE, help="Seconds to wait for the search to publish its setup."),
 ) -> None:
     """Join a running search (--executor queue) and run rollouts from its queue."""
     from harnessx.agent.keys import rollout_model_id
     from harnessx.envs.registry import get_suite
     from harnessx.executors import ExecutorConfig, make_executor, suite_factory
-    from harnessx.executors.rollout_queue import RolloutQueue, queue_name, worker_id
+    from harnessx.executors.rollout_queue import (
+        RolloutQueue,
+        check_rdb_url,
+        queue_name,
+        worker_id,
+    )
     from harnessx.executors.worker import QueueWorker
+    from harnessx.extras import require_extra
     from harnessx.models.client import ModelClient
+    from harnessx.search.uris import check_storage
 
     if run_dir is None and not (storage and study):
         raise InputError("harnessx worker", "no run directory", "runs/<name>, or --storage and --study")
@@ -50,6 +58,10 @@ def worker(
         study = study or run_dir.name
     if executor not in ("asyncio", "ray"):
         raise InputError("--executor", f"a worker runs rollouts with asyncio or ray, not {executor!r}")
+    if executor == "ray":
+        require_extra("--executor ray", "ray", "running rollouts on Ray")
+    check_rdb_url(storage)
+    check_storage(storage)  # its driver installed, its server answering
     queue = RolloutQueue(storage, queue_name(study))
     queue.join(slots)  # counted by whoever waits for N workers (the scaling bench)
     deadline = time.monotonic() + wait

@@ -8,13 +8,14 @@ R0 appears once. Any other argument is a harness file or a preset name.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harnessx.errors import InputError
 from harnessx.harness.model import Harness
 from harnessx.harness.presets import resolve_harness
+from harnessx.io_read import read_json, read_jsonl
+from harnessx.search.rundir import LEDGER_RECOVERY, ledger_row
 from harnessx.stored import RESUME, check_finished, check_seal
 
 
@@ -46,8 +47,16 @@ def is_run_dir(path: str | Path) -> bool:
     return (Path(path) / "selected.yaml").is_file()
 
 
+RUN_FILE = "a file written by harnessx search; restore it or re-run the search"
+
+
 def _json(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    if not path.is_file():
+        return {}
+    data = read_json(path, f"a JSON object ({RUN_FILE})")
+    if not isinstance(data, dict):
+        raise InputError(str(path), f"top level is {type(data).__name__}", f"a JSON object ({RUN_FILE})")
+    return data
 
 
 def load_run(path: str | Path) -> RunDir:
@@ -55,8 +64,9 @@ def load_run(path: str | Path) -> RunDir:
     if not is_run_dir(path):
         raise InputError(str(path), "not a search run directory (no selected.yaml)", "runs/<name>")
     ledger_path = path / "ledger.jsonl"
-    ledger = tuple(json.loads(line) for line in ledger_path.read_text(encoding="utf-8").splitlines()
-                   if line.strip()) if ledger_path.is_file() else ()
+    # a torn last line (a kill mid-append) is dropped, as `search --resume` drops it
+    ledger = tuple(read_jsonl(ledger_path, LEDGER_RECOVERY, row_check=ledger_row, kind="ledger line").rows
+                   ) if ledger_path.is_file() else ()
     summary = check_seal(_json(path / "summary.json"), path / "summary.json", RESUME)
     return RunDir(path, _json(path / "config.json"), summary, ledger)
 

@@ -20,6 +20,7 @@ from harnessx.envs.base import Suite
 from harnessx.envs.registry import DEFAULT_ENV
 from harnessx.errors import InputError
 from harnessx.models.client import DEFAULT_MODEL, ModelClient
+from harnessx.io_write import check_out_dir
 from harnessx.models.preflight import preflight
 from harnessx.scoring import Judge, LLMJudge
 from harnessx.tasks import Task
@@ -76,7 +77,7 @@ def out_dir(contenders: list[Contender], kind: str, out: str | None, digest: str
     """--out, else `<run>/<kind>` for one run, else `runs/<kind>-<digest>`; `digest` is the evaluation
     key's (every defining setting), or for the probes the harnesses' alone."""
     if out:
-        return Path(out)
+        return check_out_dir(out)
     run = single_run(contenders)
     if run is not None:
         return run / kind

@@ -19,6 +19,7 @@ from harnessx.agent.result import RolloutResult
 from harnessx.envs.base import Suite
 from harnessx.errors import InputError
 from harnessx.executors.base import ExecutorError, RolloutJob
+from harnessx.extras import missing_extra
 from harnessx.harness.model import Harness
 from harnessx.models.client import ModelClient, ensure_provider
 from harnessx.tasks import Task
@@ -72,7 +73,7 @@ class RayExecutor:
         try:
             import ray
         except ImportError:
-            raise InputError("--executor ray", "Ray is not installed", "pip install -e '.[ray]'") from None
+            raise missing_extra("--executor ray", "ray", "running rollouts on Ray") from None
         self.ray, self.retries = ray, retries
         self.owns_ray = False
         if not ray.is_initialized():

@@ -16,6 +16,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from harnessx.io_write import save_figure
 from harnessx.formatting.cells import rate_cell  # noqa: E402
 from harnessx.formatting.document import Document, Figure  # noqa: E402
 from harnessx.formatting.table import Table  # noqa: E402
@@ -117,10 +118,10 @@ def pareto_plot(data: dict, path: Path, note: str) -> Path:
     ax.set_title(f"SR vs FCR (n_orig={data['n_original']}, n_inf={data['n_infeasible']} per system)")
     fig.text(0.01, 0.005, textwrap.fill(note, 110), fontsize=6, color="dimgray", va="bottom")
     fig.tight_layout(rect=(0, 0.06, 1, 1))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    try:
+        return save_figure(fig, path)
+    finally:
+        plt.close(fig)
 
 
 def model_note(data: dict) -> str:

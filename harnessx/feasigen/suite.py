@@ -18,6 +18,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from harnessx.errors import InputError
+from harnessx.io_read import read_json, read_text
+from harnessx.io_write import write_atomic
 from harnessx.tasks import Task
 
 TASKS_FILE = "tasks.jsonl"
@@ -25,9 +27,8 @@ MANIFEST = "suite.json"
 
 
 def write_suite(out: Path, tasks: list[Task], manifest: dict) -> Path:
-    out.mkdir(parents=True, exist_ok=True)
-    (out / TASKS_FILE).write_text("".join(t.model_dump_json() + "\n" for t in tasks), encoding="utf-8")
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2, default=str), encoding="utf-8")
+    write_atomic(out / TASKS_FILE, "".join(t.model_dump_json() + "\n" for t in tasks))
+    write_atomic(out / MANIFEST, json.dumps(manifest, indent=2, default=str))
     return out
 
 
@@ -35,10 +36,7 @@ def read_manifest(root: Path) -> dict:
     path = root / MANIFEST
     if not path.is_file():
         raise InputError(str(path), "file not found", "a FeasiGen suite directory (harnessx feasigen build --out DIR)")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(str(path), f"not valid JSON ({exc.msg})") from None
+    data = read_json(path, "a FeasiGen suite manifest (suite.json)")
     if not isinstance(data, dict) or not isinstance(data.get("source_env"), str):
         raise InputError(str(path), "field 'source_env' missing", "the source environment's name, e.g. 'retail'")
     return data
@@ -49,13 +47,13 @@ def read_tasks(root: Path) -> list[Task]:
     if not path.is_file():
         raise InputError(str(path), "file not found", "the suite's tasks.jsonl")
     tasks = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text(path, "the suite's tasks.jsonl").splitlines(), start=1):
         if not line.strip():
             continue
         try:
             tasks.append(Task.model_validate(json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{number}", f"not valid JSON ({exc.msg})") from None
+        except (json.JSONDecodeError, RecursionError):
+            raise InputError(f"{path}:{number}", "not valid JSON", "one task per line") from None
         except ValidationError as exc:
             err = exc.errors()[0]
             field = ".".join(str(p) for p in err["loc"]) or "(top level)"

@@ -7,6 +7,8 @@ import html
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harnessx.io_write import write_atomic
+
 from harnessx.formatting.table import Table
 
 CSS = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
@@ -72,8 +74,7 @@ class Document:
                 f"<style>{CSS}</style></head><body>{''.join(body)}</body></html>\n")
 
     def write(self, out_dir: Path, stem: str = "report") -> tuple[Path, Path]:
-        out_dir.mkdir(parents=True, exist_ok=True)
         md, page = out_dir / f"{stem}.md", out_dir / f"{stem}.html"
-        md.write_text(self.markdown(), encoding="utf-8")
-        page.write_text(self.html(), encoding="utf-8")
+        write_atomic(md, self.markdown())  # whole or absent, never half-written
+        write_atomic(page, self.html())
         return md, page

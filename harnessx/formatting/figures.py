@@ -10,11 +10,13 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from harnessx.io_write import save_figure as save_atomic  # noqa: E402
+
 
 def save_figure(fig, path: Path, model_note: str) -> Path:
     fig.text(0.01, 0.005, model_note, fontsize=7, color="dimgray", ha="left", va="bottom")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    try:
+        return save_atomic(fig, path)  # whole or absent, never half-written
+    finally:
+        plt.close(fig)

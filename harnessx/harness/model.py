@@ -132,13 +132,10 @@ class Harness(BaseModel):
         return yaml.safe_dump(self.to_dict(), sort_keys=False, allow_unicode=True, width=100)
 
     def save(self, path: str | Path) -> Path:
+        from harnessx.io_write import write_atomic
+
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        text = json.dumps(self.to_dict(), indent=2) if path.suffix == ".json" else self.to_yaml()
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
-        return path
+        return write_atomic(path, json.dumps(self.to_dict(), indent=2) if path.suffix == ".json" else self.to_yaml())
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Harness":

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from harnessx.errors import InputError
+from harnessx.io_read import read_text
 from harnessx.kapro.items import BOUNDARY, HOP_ALIASES, KaproItem, Step, short_name
 
 GENERATED_DIRS = {"prompt_call_answer", "function_call_answer"}  # KAware's runners write their outputs there
@@ -275,7 +276,13 @@ def assign_splits(items: list[KaproItem], named: dict[str, str]) -> list[KaproIt
 def _read_file(file: Path, rel: Path, report: FileReport, seen: set[str]) -> list[KaproItem]:
     items = []
     prefix = rel.with_suffix("").as_posix().replace("/", ".")
-    for line_no, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = read_text(file, "KAware-format JSONL (UTF-8)")
+    except InputError as err:  # unreadable or not UTF-8: the whole file is not read, and said so
+        report.skipped += 1
+        report.first = f"the whole file: {err}"
+        return items
+    for line_no, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -283,6 +290,8 @@ def _read_file(file: Path, rel: Path, report: FileReport, seen: set[str]) -> lis
                 record = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise RecordError("(line)", f"not valid JSON ({exc.msg})", "one JSON object per line") from None
+            except RecursionError:
+                raise RecordError("(line)", "nested too deeply to read", "a record of ordinary depth") from None
             index = record.get("index", line_no) if isinstance(record, dict) else line_no
             item = parse_record(record, f"{prefix}-{index}")
             if item.id in seen:
@@ -316,7 +325,7 @@ def load_kaware(path: str | Path) -> KawareLoad:
         load.items.extend(got)
         load.files.append(report)
     if not load.items:
-        first = load.problems[0] if load.problems else "every file is empty"
+        first = f"{root}/{load.problems[0]}" if load.problems else "every file is empty"
         raise InputError("--kaware-dir", f"no record could be read from {len(files)} file(s) in {root}; {first}")
     load.items = assign_splits(load.items, named)
     return load

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 from harnessx.errors import InputError
+from harnessx.io_read import read_json
+from harnessx.io_write import write_atomic
 from harnessx.kapro.metrics import QUADRANT_LABELS, QUADRANTS
 from harnessx.kapro.tables import kapro_tables
 from harnessx.formatting.document import Document, Figure
@@ -47,16 +49,14 @@ def load_result(path: str | Path) -> dict:
     file = path / RESULT if path.is_dir() else path
     if not file.is_file():
         raise InputError(str(path), f"no {RESULT}", "a `harnessx kapro eval` output dir or its JSON")
-    data = json.loads(file.read_text(encoding="utf-8"))
-    if data.get("kind") != "kapro-eval":
+    data = read_json(file, "a KAPRO result (kapro-eval.json written by `harnessx kapro eval`)")
+    if not isinstance(data, dict) or data.get("kind") != "kapro-eval":
         raise InputError(str(file), "not a KAPRO result (field 'kind')", "kapro-eval")
     return data
 
 
 def write_report(data: dict, out_dir: Path) -> dict[str, Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    json_path = out_dir / RESULT
-    json_path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    json_path = write_atomic(out_dir / RESULT, json.dumps(data, indent=2))
     doc = Document(f"KAPRO: {data['harness']['name']} ({data['harness']['hash']}) on the {data['split']} split")
     doc.para(model_line(data["model"], data["simulated"]), banner=data["simulated"])
     doc.para(f"Tasks: {data['n_tasks']} ({data['source']}), {data['epochs']} epoch(s); pass judge: {data['judge']}.")

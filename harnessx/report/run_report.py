@@ -8,11 +8,12 @@ under `<run>/report/`. The header names the model and says when it is simulated.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from harnessx.comparison.metrics import ROWS
 from harnessx.comparison.runs import RunDir, load_run
+from harnessx.io_read import read_json
+from harnessx.io_write import check_out_dir
 from harnessx.report import plots
 from harnessx.report.document import Document, Figure
 from harnessx.report.sections import FIGURES, belief_section, challenge_section, compare_section
@@ -89,7 +90,7 @@ def claim_section(doc: Document, run: RunDir) -> None:
 def build_report(run_dir: str | Path, out: str | Path | None = None) -> tuple[Path, Path, list[Path]]:
     """Write the run's report; returns (report.md, report.html, figure paths)."""
     run = load_run(run_dir)
-    out = Path(out) if out else run.path / "report"
+    out = check_out_dir(out) if out else run.path / "report"
     model, simulated = run_model(run)
     note = model_line(model, simulated)
     doc = Document(f"HarnessX report: {run.name}").para(note, banner=simulated)
@@ -104,6 +105,6 @@ def build_report(run_dir: str | Path, out: str | Path | None = None) -> tuple[Pa
         if not found:
             doc.para(f"Not measured yet: run `{HINTS[kind].format(run=run.path)}`.")
         for path in found:
-            section(doc, json.loads(path.read_text(encoding="utf-8")), out)
+            section(doc, read_json(path, f"a result written by `{HINTS[kind].format(run=run.path)}`"), out)
     md, page = doc.write(out)
     return md, page, [out / block.path for block in doc.blocks if isinstance(block, Figure)]

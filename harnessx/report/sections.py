@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from harnessx.io_write import write_atomic
 from harnessx.report import plots
 from harnessx.report.document import Document, Figure
 from harnessx.report.tables import belief_tables, challenge_tables, compare_tables, model_line
@@ -42,9 +43,7 @@ SECTIONS = {"compare": compare_section, "eval": compare_section, "belief": belie
 
 def write_result(kind: str, data: dict, out_dir: Path, stem: str, title: str) -> dict[str, Path]:
     """`<stem>.json`, `<stem>.md`, `<stem>.html` and figures under `out_dir`."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    json_path = out_dir / f"{stem}.json"
-    json_path.write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")
+    json_path = write_atomic(out_dir / f"{stem}.json", json.dumps(data, indent=2, default=str))
     doc = Document(title).para(model_line(data["model"], data["simulated"]), banner=data["simulated"])
     SECTIONS[kind](doc, data, out_dir)
     md, page = doc.write(out_dir, stem)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from harnessx.agent.result import RolloutResult
 from harnessx.agent.keys import rollout_key
 from harnessx.agent.runner import Runner
-from harnessx.errors import HarnessXError
+from harnessx.errors import HarnessXError, InputError
 from harnessx.evaluation import Evaluation, evaluate
 from harnessx.harness import Harness
 from harnessx.models.quiet import flush_logging
@@ -124,3 +124,10 @@ def _interleave(tasks: list[Task], seed: int) -> list[Task]:
     for i in range(max((len(g) for g in groups), default=0)):
         out.extend(g[i] for g in groups if i < len(g))
     return out
+
+
+def check_budget_buys_r0(max_rollouts: int | None, r0_rollouts: int) -> None:
+    """A --max-rollouts that cannot pay for R0 is refused before the run directory exists."""
+    if max_rollouts is not None and max_rollouts < r0_rollouts:
+        raise InputError("--max-rollouts", f"{max_rollouts} cannot pay for R0, which needs {r0_rollouts} rollouts",
+                         f"at least {r0_rollouts}")

@@ -26,7 +26,7 @@ from harnessx.scoring import Judge
 from harnessx.search.acceptance import SETTLE_STAGE, AcceptanceRule, Verdict
 from harnessx.stored import seal
 from harnessx.models.preflight import preflight
-from harnessx.search.arena import Arena, BudgetExhausted
+from harnessx.search.arena import Arena, BudgetExhausted, check_budget_buys_r0
 from harnessx.search.breaker import CircuitBreaker, ModelOutage
 from harnessx.search.certify import CertifyConfig, claim_line, claim_metrics, search_claim
 from harnessx.search.config import SearchConfig
@@ -136,6 +136,9 @@ class Search:
     async def run(self, resume: bool = False) -> SearchResult:
         try:
             return await self._run(resume)
+        except Exception:
+            self.dir.discard_if_unused()  # failed before its first rollout: a retry must not be refused
+            raise
         finally:
             if self.runner is not None:
                 await self.runner.aclose()
@@ -143,6 +146,8 @@ class Search:
     async def _run(self, resume: bool) -> SearchResult:
         started = time.monotonic()
         check_stores(self.config.storage, self.config.tracking_uri)  # before anything is created
+        if not resume:
+            check_budget_buys_r0(self.config.max_rollouts, self.plan()["per_candidate"])
         await preflight(self.model)  # a model that cannot answer stops here too
         if self.config.meta_model and self.config.proposer != "rules":  # so does the proposer's meta-model
             api_base = self.config.meta_api_base
@@ -165,7 +170,8 @@ class Search:
         arena.spent.update(state["spent"])
         history = self.dir.trim_ledger(state["round"])
         self.acceptance.restore(history)  # a rule with memory (sequential, stack) rebuilds it from the ledger
-        study = open_study(self.config.storage, self.dir / "optuna.log", self.config.run_name, self.objective.name)
+        study = open_study(self.config.storage, self.dir / "optuna.log",
+                           self.dir.study_name(self.config.run_name, self.config.storage), self.objective.name)
         optuna_ledger = OptunaLedger(study, self.space)
         for key, value in {"objective": self.objective.name, "env": self.config.env, "model": self.config.model,
                            "simulated": self.model.simulated}.items():

@@ -15,44 +15,49 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import uuid
 from pathlib import Path
 from typing import Any
 
 from harnessx import failpoints
 from harnessx.errors import InputError
 from harnessx.harness import Harness
+from harnessx.io_read import read_json, read_jsonl
+from harnessx.io_write import check_out_dir, write_atomic
+
+__all__ = ["RunDir", "ledger_row", "read_json_file", "write_atomic"]
 
 # Config fields that may change on --resume: budgets, concurrency, stores, and raising --rounds.
 MUTABLE = ("rounds", "max_rollouts", "max_cost", "concurrency", "storage", "tracking_uri", "created")
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write a temporary file, fsync it, then rename it over `path`: readers see old or new, never half."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        failpoints.hit(f"write:{path.name}", torn=lambda: (fh.write(text[: len(text) // 3]), fh.flush()))
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+RUN_ID = "run_id"  # this run's identity, made once when its directory is created; kept by every resume
 
 
 def read_json_file(path: Path, recover: str) -> Any:
     """A JSON file of the run dir; a truncated, empty or corrupt one is one error naming it and the fix."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(str(path), f"corrupt JSON ({exc.__class__.__name__}: {exc})", recover) from None
+    return read_json(path, recover)
 
 
 CHECKPOINT_RECOVERY = ("a checkpoint written by harnessx search; delete checkpoint.json and --resume to redo the "
                        "search from R0 with every finished rollout read from the cache")
 
 
+LEDGER_RECOVERY = ("one JSON object per line; remove that line and the rows after it, then --resume re-runs their "
+                   "round from the rollout cache")
+
+
+def ledger_row(row: Any) -> None:
+    """A ledger row is a JSON object with its round."""
+    if not isinstance(row, dict) or "round" not in row:
+        raise ValueError("not a ledger row (no 'round')")
+
+
 class RunDir:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.torn_tail: int | None = None  # line number of a torn ledger tail that was dropped
+        self.created = False  # this process made the directory (a fresh run, not a resume)
+        self.run_id: str | None = None  # set by prepare()
 
     def __truediv__(self, name: str) -> Path:
         return self.path / name
@@ -68,13 +73,18 @@ class RunDir:
             if self.path.exists():
                 raise InputError(str(self.path), "run directory already exists",
                                  "--resume to continue it, or --name for a new search")
+            check_out_dir(self.path.parent, "a runs folder (--runs-dir)")
             (self.path / "harnesses").mkdir(parents=True)
-            write_atomic(config_file, json.dumps(config, indent=2))
+            self.created = True
+            self.run_id = uuid.uuid4().hex[:12]
+            write_atomic(config_file, json.dumps({**config, RUN_ID: self.run_id}, indent=2))
             return None
         if not config_file.is_file():
             raise InputError(str(self.path), "nothing to resume (no config.json)", "an existing search run directory")
         old = read_json_file(config_file, "the run's config.json; restore it or start a new search with --name")
-        changed = sorted(k for k in (old.keys() | config.keys()) if k not in MUTABLE and old.get(k) != config.get(k))
+        self.run_id = old.get(RUN_ID)  # None for a run made before runs had an identity
+        changed = sorted(k for k in (old.keys() | config.keys())
+                         if k not in (*MUTABLE, RUN_ID) and old.get(k) != config.get(k))
         if changed:
             detail = "; ".join(f"{k}: run has {old.get(k)!r}, now {config.get(k)!r}" for k in changed)
             raise InputError(str(self.path), f"--resume with a different configuration ({detail})",
@@ -88,6 +98,19 @@ class RunDir:
         if not isinstance(state, dict) or "round" not in state:
             raise InputError(str(checkpoint), "not a search checkpoint (no 'round')", CHECKPOINT_RECOVERY)
         return state
+
+    def study_name(self, run_name: str, storage: str | None) -> str:
+        """The run's Optuna study. Its own journal file needs no more than the run's name; a shared
+        --storage database may hold another search of the same name, so there the run's id is part of it."""
+        return f"{run_name}@{self.run_id}" if storage and self.run_id else run_name
+
+    def discard_if_unused(self) -> bool:
+        """Remove the directory this process created if no rollout was recorded in it; True if removed."""
+        if not self.created or not self.path.is_dir() or any(p.is_file() for p in self.rollouts.rglob("*")):
+            return False
+        shutil.rmtree(self.path, ignore_errors=True)
+        self.created = False
+        return True
 
     def save_harness(self, harness: Harness) -> Path:
         path = self / "harnesses" / f"{harness.hash}.yaml"
@@ -110,25 +133,9 @@ class RunDir:
         path = self / "ledger.jsonl"
         if not path.is_file():
             return []
-        text = path.read_text(encoding="utf-8", errors="replace")
-        lines = text.split("\n")
-        rows = []
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                if not isinstance(row, dict) or "round" not in row:
-                    raise ValueError("not a ledger row (no 'round')")
-            except ValueError as exc:
-                if number == len(lines) and not text.endswith("\n"):
-                    self.torn_tail = number  # repaired: trim_ledger rewrites the file without it
-                    break
-                raise InputError(f"{path}:{number}", f"corrupt ledger line ({exc})",
-                                 "one JSON object per line; remove that line and the rows after it, then --resume "
-                                 "re-runs their round from the rollout cache") from None
-            rows.append(row)
-        return rows
+        read = read_jsonl(path, LEDGER_RECOVERY, row_check=ledger_row, kind="ledger line")
+        self.torn_tail = read.torn_tail  # repaired: trim_ledger rewrites the file without it
+        return read.rows
 
     def append_ledger(self, rows: list[dict[str, Any]]) -> None:
         """Append rows, each one write, then flush and fsync: a kill leaves at most a torn last line."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from urllib.parse import urlparse
 
 from harnessx.errors import InputError
+from harnessx.extras import missing_extra
 
 # MLflow: a database store (SQLAlchemy URL) or a tracking server; the file store is refused by MLflow.
 MLFLOW_SERVER_SCHEMES = ("http", "https", "databricks")
@@ -21,7 +22,8 @@ def check_database_url(option: str, url: str) -> None:
     from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
     try:
-        make_url(url).get_dialect()
+        dialect = make_url(url).get_dialect()
+        dialect.import_dbapi()  # the driver itself (psycopg for postgresql://), not only SQLAlchemy's dialect
     except ArgumentError:
         raise InputError(option, f"{url!r} is not a database URL",
                          "e.g. sqlite:///optuna.db or postgresql://user@host/db") from None
@@ -30,7 +32,31 @@ def check_database_url(option: str, url: str) -> None:
         raise InputError(option, f"{url!r}: no database dialect {scheme!r}",
                          "a SQLAlchemy URL such as sqlite:///optuna.db or postgresql://user@host/db") from None
     except ImportError as exc:
-        raise InputError(option, f"{url!r}: its database driver is not installed ({exc.name})") from None
+        raise missing_extra(option, exc.name or "its database driver", f"{url.split(':', 1)[0]}:// URL") from None
+    check_reachable(option, url)
+
+
+def check_reachable(option: str, url: str, timeout_s: int = 5) -> None:
+    """A database server must answer before anything is created (a closed port otherwise fails after the
+    run directory exists, or MLflow retries it for minutes). SQLite files are created on demand."""
+    import sqlalchemy
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.pool import NullPool
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        return
+    args = {"connect_timeout": timeout_s} if parsed.get_backend_name() in ("postgresql", "mysql") else {}
+    engine = sqlalchemy.create_engine(url, poolclass=NullPool, connect_args=args)
+    try:
+        with engine.connect():
+            pass
+    except sqlalchemy.exc.DBAPIError as exc:
+        reason = " ".join(str(exc.orig).split())[:200]
+        raise InputError(option, f"cannot connect to the database at {parsed.render_as_string(hide_password=True)} "
+                         f"({reason})", "a running database server at that address") from None
+    finally:
+        engine.dispose()
 
 
 def check_storage(storage: str | None) -> None:
@@ -39,19 +65,19 @@ def check_storage(storage: str | None) -> None:
         check_database_url("--storage", storage)
 
 
-def check_tracking_uri(uri: str | None) -> None:
+def check_tracking_uri(uri: str | None, option: str = "--mlflow-uri") -> None:
     """--mlflow-uri: None (no MLflow), a database URL, or an MLflow tracking server."""
     if not uri:
         return
     scheme = urlparse(uri).scheme
     if scheme in MLFLOW_SERVER_SCHEMES:
         if not urlparse(uri).netloc and scheme != "databricks":
-            raise InputError("--mlflow-uri", f"{uri!r} has no host", "http(s)://host[:port]")
+            raise InputError(option, f"{uri!r} has no host", "http(s)://host[:port]")
         return
     if scheme in ("", "file"):
-        raise InputError("--mlflow-uri", f"{uri!r} is a file store, which MLflow no longer supports",
+        raise InputError(option, f"{uri!r} is a file store, which MLflow no longer supports",
                          "a database store such as sqlite:///mlruns/mlflow.db, or a tracking server URL")
-    check_database_url("--mlflow-uri", uri)
+    check_database_url(option, uri)
 
 
 def check_stores(storage: str | None, tracking_uri: str | None) -> None:

@@ -16,6 +16,7 @@ from harnessx.envs.retail.dispatch import replay
 from harnessx.envs.retail.schema import RetailDB
 from harnessx.envs.retail.tools import TOOL_NAMES
 from harnessx.errors import InputError
+from harnessx.io_read import read_text
 from harnessx.tasks import Reference, Task, ToolCall
 from harnessx.validation import validate
 
@@ -74,9 +75,10 @@ class Tau2Data(BaseModel):
 def _read_json(path: Path) -> Any:
     if not path.is_file():
         raise InputError(str(path), "file not found", "a τ²-bench retail data directory")
+    text = read_text(path, "a τ²-bench retail data directory")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise InputError(str(path), f"cannot parse: {exc}") from None
 
 
@@ -127,11 +129,12 @@ def _load(directory: str) -> Tau2Data:
         raise InputError("--tau2-dir", f"{root} is not a directory", f"a folder holding {', '.join(FILES)}")
     tasks = load_tau2_tasks(root / "tasks.json")
     policy_path = root / "policy.md"
-    if not policy_path.is_file() or not policy_path.read_text(encoding="utf-8").strip():
+    policy = read_text(policy_path, "the agent policy in Markdown") if policy_path.is_file() else ""
+    if not policy.strip():
         raise InputError(str(policy_path), "missing or empty", "the agent policy in Markdown")
     return Tau2Data(db=load_tau2_db(root / "db.json"), tasks=tasks,
                     splits=load_tau2_splits(root / "split_tasks.json", {t.id for t in tasks}),
-                    policy=policy_path.read_text(encoding="utf-8"))
+                    policy=policy)
 
 
 def load_tau2(directory: str | Path) -> Tau2Data:
