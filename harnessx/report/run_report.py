@@ -15,6 +15,7 @@ from harnessx.comparison.metrics import METRICS
 from harnessx.comparison.runs import RunDir, load_run
 from harnessx.report import plots
 from harnessx.report.document import Document, Figure
+from harnessx.report.edit_sections import changes_section
 from harnessx.report.sections import FIGURES, belief_section, challenge_section, compare_section
 from harnessx.report.tables import Table, model_line, rate_cell
 
@@ -70,6 +71,8 @@ def build_report(run_dir: str | Path, out: str | Path | None = None) -> tuple[Pa
              "held-out numbers come from splits no search selected on.")
     doc.heading("Search")
     search_section(doc, run, out, note)
+    doc.heading("What the search changed")
+    changes_section(doc, run)
     for kind, pattern, section, title in RESULTS:
         doc.heading(title)
         found = sorted(run.path.glob(pattern))
