@@ -274,6 +274,7 @@ class Search:
             self.reporter.note(f"the working incumbent's stack was not confirmed ({state['stop_reason'] or 'stopped'}): "
                                "the selected harness is the last confirmed one")
             inc_eval = await arena.evaluate(confirmed)
+        optuna_ledger.mark_selected(confirmed.hash, state["incumbent_round"])
         return self._finish(state, arena, r0_eval, inc_eval, confirmed, tracker, history, time.monotonic() - started)
 
     async def _settle(self, round_no: int, incumbent: Harness, confirmed: Harness, arena: Arena, final: bool,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import optuna
+from optuna.distributions import BaseDistribution, CategoricalDistribution
 from optuna.trial import TrialState
 
 from harnessx import failpoints
@@ -41,9 +42,24 @@ def open_study(storage: str | None, journal: Path, name: str, objective: str) ->
     return study
 
 
+NO_CLAUSE = "none"
+
+
+def clause_distributions(space: SearchSpace) -> dict[str, BaseDistribution]:
+    """One categorical param per clause library, `clause:<library>`, whose choices are the library's
+    clause ids and "none": the same distribution on every trial, so Optuna can rank the edits."""
+    return {f"clause:{name}": CategoricalDistribution([*(c.id for c in lib.clauses), NO_CLAUSE])
+            for name, lib in space.libraries.items()}
+
+
+def clause_params(space: SearchSpace, harness: Harness) -> dict[str, str]:
+    """The clause each library's component holds in `harness` ("none" when it holds none of them)."""
+    return {f"clause:{name}": getattr(lib.current(harness), "id", NO_CLAUSE) for name, lib in space.libraries.items()}
+
+
 class OptunaLedger:
     def __init__(self, study: optuna.Study, space: SearchSpace):
-        self.study, self.distributions = study, space.distributions()
+        self.study, self.space, self.distributions = study, space, space.distributions()
         self._have = {(t.user_attrs.get("round"), t.user_attrs.get("slot")): t.number
                       for t in study.get_trials(deepcopy=False)}
 
@@ -56,16 +72,40 @@ class OptunaLedger:
         full = row["stage"] == "full"
         attrs = {k: row[k] for k in ("round", "slot", "hash", "parent", "edit", "accepted", "p_value",
                                      "p_adjusted", "ci", "mean_diff", "stage", "reason", "mlflow_run_id")}
+        params = {**{k: switches[k] for k in dists}, **clause_params(self.space, harness)}
         trial = optuna.trial.create_trial(
             state=TrialState.COMPLETE if full else TrialState.PRUNED,
             value=row["objective"]["value"] if full else None,
             intermediate_values={} if full else {row["objective"]["n"]: row["objective"]["value"] or 0.0},
-            params={k: switches[k] for k in dists}, distributions=dists, user_attrs=attrs)
+            params=params, distributions={**dists, **clause_distributions(self.space)}, user_attrs=attrs)
         self.study.add_trial(trial)
         failpoints.hit("optuna.add")
         number = self.study.get_trials(deepcopy=False)[-1].number
         self._have[(row["round"], row["slot"])] = number
         return number
+
+    def mark_selected(self, selected_hash: str, selected_round: int) -> None:
+        """Point the study at HarnessX's selection: study attrs `selected_trial`, `selected_hash`,
+        `selected_round`, and `selection_note` where Optuna's `best_trial` (the highest search-split
+        value, which no acceptance rule confirmed) is another trial. Optuna refuses to change a
+        finished trial, so the selected trial itself carries `accepted=True` from its creation and the
+        study attrs name it; values are never altered."""
+        trials = self.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+        chosen = [t for t in trials if t.user_attrs.get("hash") == selected_hash
+                  and t.user_attrs.get("round") == selected_round]
+        chosen = chosen or [t for t in trials if t.user_attrs.get("hash") == selected_hash and t.user_attrs.get("accepted")]
+        if not chosen:
+            return
+        trial = chosen[-1]
+        best = self.study.best_trial
+        for key, value in {"selected_trial": trial.number, "selected_hash": selected_hash,
+                           "selected_round": selected_round}.items():
+            self.study.set_user_attr(key, value)
+        note = ("" if best.number == trial.number else
+                f"HarnessX selected trial {trial.number} (value {trial.value:.4f}, the last harness an acceptance "
+                f"rule confirmed), not Optuna's best_trial {best.number} (value {best.value:.4f}: Optuna ranks by the "
+                "search-split value alone); the selection is the trial the study attr selected_trial names")
+        self.study.set_user_attr("selection_note", note)
 
 
 class MlflowTracker:
@@ -75,7 +115,7 @@ class MlflowTracker:
         import mlflow
         from mlflow import MlflowClient
 
-        self.mlflow = mlflow
+        self.mlflow, self.uri = mlflow, uri
         if uri.startswith("sqlite:///"):
             Path(uri.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
         self.client = MlflowClient(tracking_uri=uri, registry_uri=uri)
