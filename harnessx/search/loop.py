@@ -33,6 +33,7 @@ from harnessx.search.uris import check_stores
 from harnessx.search.distributed import search_executor
 from harnessx.search.objectives import check_measured, get_objective
 from harnessx.search.proposers import Proposal, Proposer, RoundContext, make_proposer
+from harnessx.search.mlflow_traces import DEFAULT_TRACES, RolloutBatch, pick
 from harnessx.search.traces import failing
 from harnessx.search.rundir import RunDir
 from harnessx.search.space import load_space
@@ -63,6 +64,7 @@ class SearchConfig:
     runs_dir: str = "runs"
     storage: str | None = None
     tracking_uri: str | None = DEFAULT_MLFLOW_URI
+    mlflow_traces: int = DEFAULT_TRACES  # rollouts per candidate logged as MLflow traces (-1 = all, 0 = none)
     max_rollouts: int | None = None
     max_cost: float | None = None
     concurrency: int = 8
@@ -343,8 +345,9 @@ class Search:
         for row, (harness, parent, evaluation) in zip(rows, candidates):
             self.dir.save_harness(harness)
             self.dir.save_scores(harness.hash, evaluation)
-            row["mlflow_run_id"] = (tracker.candidate(row, harness, parent, evaluation, self._tags(),
-                                                      self._failing(evaluation)) if tracker else None)
+            row["mlflow_run_id"] = (tracker.candidate(
+                row, harness, parent, evaluation, self._tags(), self._failing(evaluation),
+                RolloutBatch(pick(evaluation, self.config.mlflow_traces), self.runner.trajectory)) if tracker else None)
             row["optuna_trial"] = optuna_ledger.add(row, harness)
         self.dir.append_ledger(rows)
 

@@ -20,6 +20,7 @@ from optuna.trial import TrialState
 from harnessx import failpoints
 from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness, diff
+from harnessx.search.mlflow_traces import RolloutBatch, TraceContext, log_traces
 from harnessx.search.space import SearchSpace, contains
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -144,8 +145,9 @@ class MlflowTracker:
         return parent_id
 
     def candidate(self, row: dict[str, Any], harness: Harness, parent: Harness | None, evaluation: Evaluation,
-                  tags: dict[str, str], trajectories: dict[str, str]) -> str:
-        """A nested run for one candidate (reused if the round was already logged)."""
+                  tags: dict[str, str], trajectories: dict[str, str], traced: RolloutBatch | None = None) -> str:
+        """A nested run for one candidate (reused if the round was already logged), with `traced`'s
+        rollouts as MLflow traces of that run."""
         found = self.client.search_runs(
             [self.experiment_id],
             filter_string=(f"tags.mlflow.parentRunId = '{self.parent_id}' and tags.`harnessx.round` = "
@@ -178,6 +180,8 @@ class MlflowTracker:
         self.client.log_table(run_id, per_task_table(evaluation), "per_task.json")
         for name, text in trajectories.items():
             self.client.log_text(run_id, text, f"trajectories/{name}.txt")
+        if traced is not None:
+            log_traces(TraceContext(self.uri, self.experiment_id, run_id, row["hash"], row["round"], row["slot"]), traced)
         self.client.set_terminated(run_id)
         return run_id
 
