@@ -3,16 +3,16 @@ rollout's identity as tags and its scores as assessments, linked to the candidat
 
 A candidate's traces are logged in one batch after its evaluation, only when MLflow tracking is on,
 and at most `limit` per candidate (failed rollouts first, one per failure mode, then the rest, then
-successes), so tracing never adds a model call and costs a bounded number of writes. Trajectory
-times are relative to the rollout's start; a trace is placed so that it ends when it is logged.
+successes), so tracing never adds a model call and costs a bounded number of writes (two per trace,
+plus one per assessment). Trajectory times are relative to the rollout's start; a trace is placed so
+that it ends when it is logged.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from harnessx.agent.result import RolloutResult
@@ -63,42 +63,69 @@ def _cut(value: object) -> str:
     return text if len(text) <= TEXT else text[:TEXT] + "...(cut)"
 
 
-@contextlib.contextmanager
-def _tracking(uri: str) -> Iterator[None]:
-    """MLflow's tracer exports to the process's tracking URI: point it at the search's store while a
-    batch is logged, then back."""
-    import mlflow
+class _Builder:
+    """One trace's spans, built in memory (a private OpenTelemetry tracer that exports nothing) and
+    written by `TracingClient` in two calls: the trace's info, then all its spans. MLflow's own
+    exporter writes a span per call through the process-wide tracking URI; this writes to the
+    search's store and costs two writes per trace."""
 
-    before = mlflow.get_tracking_uri()
-    mlflow.set_tracking_uri(uri)
-    try:
-        yield
-    finally:
-        mlflow.flush_trace_async_logging(terminate=False)
-        mlflow.set_tracking_uri(before)
+    def __init__(self, tracer, name: str, start_ns: int, inputs: dict, attributes: dict):
+        from mlflow.entities import LiveSpan, SpanType
+        from mlflow.tracing.utils import generate_trace_id_v3
+
+        self.tracer, self.spans = tracer, []
+        self._otel_root = tracer.start_span(name, start_time=start_ns)
+        self.trace_id = generate_trace_id_v3(self._otel_root)
+        self.root = LiveSpan(self._otel_root, self.trace_id, SpanType.AGENT)
+        self.root.set_inputs(inputs)
+        self.root.set_attributes(attributes)
+
+    def child(self, name: str, span_type: str, start_ns: int, end_ns: int, inputs: dict, outputs: dict,
+              attributes: dict, error: bool = False) -> None:
+        from mlflow.entities import LiveSpan, SpanStatusCode
+        from opentelemetry import trace as otel
+
+        span = LiveSpan(self.tracer.start_span(name, context=otel.set_span_in_context(self._otel_root),
+                                               start_time=start_ns), self.trace_id, span_type)
+        span.set_inputs(inputs)
+        span.set_outputs(outputs)
+        span.set_attributes({k: v for k, v in attributes.items() if v is not None})
+        if error:
+            span.set_status(SpanStatusCode.ERROR)
+        span.end(end_time_ns=max(end_ns, start_ns))
+        self.spans.append(span.to_immutable_span())
+
+    def finish(self, outputs: dict, ok: bool, end_ns: int) -> list:
+        from mlflow.entities import SpanStatusCode
+
+        self.root.set_outputs(outputs)
+        self.root.set_status(SpanStatusCode.OK if ok else SpanStatusCode.ERROR)
+        self.root.end(end_time_ns=end_ns)
+        return [self.root.to_immutable_span(), *self.spans]
 
 
 def log_traces(ctx: TraceContext, batch: RolloutBatch) -> list[str]:
     """Log each rollout as a trace of the candidate's run; returns the trace ids."""
-    rollouts, trajectory = batch.rollouts, batch.trajectory
-    if not rollouts:
+    if not batch.rollouts:
         return []
-    import mlflow
-    from mlflow import MlflowClient
+    from mlflow.tracing.client import TracingClient
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
 
+    client = TracingClient(ctx.tracking_uri)
+    tracer = TracerProvider(resource=Resource.create({"service.name": "harnessx"})).get_tracer("harnessx")
     ids = []
-    with _tracking(ctx.tracking_uri):
-        client = MlflowClient()
-        for score, result in rollouts:
-            ids.append(_one(client, ctx, score, result, trajectory(result)))
-        mlflow.flush_trace_async_logging(terminate=False)
-        for trace_id, (score, _) in zip(ids, rollouts):
-            _assess(trace_id, score)
+    for score, result in batch.rollouts:
+        info, spans = _trace(tracer, ctx, score, result, batch.trajectory(result))
+        client.start_trace(info)
+        client.log_spans(ctx.experiment_id, spans)
+        _assess(client, info.trace_id, score)
+        ids.append(info.trace_id)
     return ids
 
 
-def _one(client, ctx: TraceContext, score: TaskScore, result: RolloutResult, traj: Trajectory) -> str:
-    from mlflow.entities import SpanType
+def _trace(tracer, ctx: TraceContext, score: TaskScore, result: RolloutResult, traj: Trajectory):
+    from mlflow.entities import SpanType, TraceInfo, TraceLocation, TraceState
 
     events = list(traj)
     duration = max([result.duration_s, *(e.t for e in events)])
@@ -109,40 +136,39 @@ def _one(client, ctx: TraceContext, score: TaskScore, result: RolloutResult, tra
             "harnessx.rollout": result.key, "harnessx.round": str(ctx.round), "harnessx.slot": str(ctx.slot),
             "harnessx.family": score.family or ("feasible" if score.feasible else "blocked"),
             "harnessx.status": result.status, "harnessx.failure_mode": score.failure_mode or "",
+            "mlflow.traceName": f"{score.task_id} seed {score.seed}",
             **{f"harnessx.{k}": str(_score(score, k)).lower() for k in SCORED}}
-    root = client.start_trace(f"rollout {score.task_id} seed {score.seed}", span_type=SpanType.AGENT,
-                              inputs={"task": _cut(task.get("content", ""))}, experiment_id=ctx.experiment_id,
-                              attributes={"task_id": score.task_id, "seed": score.seed, "harness_hash": ctx.harness_hash,
-                                          "rollout_key": result.key, "model": result.model},
-                              tags=tags, start_time_ns=t0, run_id=ctx.run_id)
-    trace_id, parent = root.trace_id, root.span_id
-    pending: dict[str, tuple] = {}
+    trace = _Builder(tracer, f"rollout {score.task_id} seed {score.seed}", t0, {"task": _cut(task.get("content", ""))},
+                     {"task_id": score.task_id, "seed": score.seed, "harness_hash": ctx.harness_hash,
+                      "rollout_key": result.key, "model": result.model})
+    calls: dict[str, tuple] = {}
     for i, e in enumerate(events):
         d = e.data
         if e.kind == "model_call":
-            start = at(e.t - float(d.get("latency_s") or 0.0))
-            span = client.start_span(f"model call {e.step}", trace_id, parent, span_type=SpanType.CHAT_MODEL,
-                                     inputs={"step": e.step}, start_time_ns=start,
-                                     attributes={k: d.get(k) for k in ("model", "prompt_tokens", "completion_tokens",
-                                                                       "cost_usd", "latency_s", "retries")
-                                                 if d.get(k) is not None})
-            client.end_span(trace_id, span.span_id, outputs=_reply(events[i + 1:]), end_time_ns=max(at(e.t), start))
+            trace.child(f"model call {e.step}", SpanType.CHAT_MODEL, at(e.t - float(d.get("latency_s") or 0.0)),
+                        at(e.t), {"step": e.step}, _reply(events[i + 1:]),
+                        {k: d.get(k) for k in ("model", "prompt_tokens", "completion_tokens", "cost_usd", "latency_s",
+                                               "retries")})
         elif e.kind == "tool_call":
-            span = client.start_span(f"tool {d.get('name')}", trace_id, parent, span_type=SpanType.TOOL,
-                                     inputs={"arguments": _cut(d.get("arguments"))}, start_time_ns=at(e.t),
-                                     attributes={"tool": d.get("name"), "step": e.step})
-            pending[str(d.get("id"))] = (span, at(e.t))
-        elif e.kind == "tool_result" and str(d.get("id")) in pending:
-            span, start = pending.pop(str(d.get("id")))
-            client.end_span(trace_id, span.span_id, outputs={"content": _cut(d.get("content"))},
-                            status="ERROR" if d.get("error") else "OK", end_time_ns=max(at(e.t), start))
-    for span, start in pending.values():  # a call the episode ended before answering
-        client.end_span(trace_id, span.span_id, status="ERROR", end_time_ns=start)
+            calls[str(d.get("id"))] = (e, d)
+        elif e.kind == "tool_result" and str(d.get("id")) in calls:
+            call, args = calls.pop(str(d.get("id")))
+            trace.child(f"tool {args.get('name')}", SpanType.TOOL, at(call.t), at(e.t),
+                        {"arguments": _cut(args.get("arguments"))}, {"content": _cut(d.get("content"))},
+                        {"tool": args.get("name"), "step": call.step}, error=bool(d.get("error")))
+    for call, args in calls.values():  # a call the episode ended before answering
+        trace.child(f"tool {args.get('name')}", SpanType.TOOL, at(call.t), at(call.t),
+                    {"arguments": _cut(args.get("arguments"))}, {"content": "(no result)"},
+                    {"tool": args.get("name"), "step": call.step}, error=True)
     reply = next((e.data.get("content") for e in reversed(events) if e.kind == "message" and e.author == "agent"), "")
-    client.end_trace(trace_id, outputs={"final_message": _cut(reply or ""), "status": result.status,
-                                        "stop_reason": result.stop_reason},
-                     status="OK" if result.valid else "ERROR", end_time_ns=t0 + int(duration * 1e9))
-    return trace_id
+    end = t0 + int(duration * 1e9)
+    spans = trace.finish({"final_message": _cut(reply or ""), "status": result.status,
+                          "stop_reason": result.stop_reason}, result.valid, end)
+    info = TraceInfo(trace_id=trace.trace_id, trace_location=TraceLocation.from_experiment_id(ctx.experiment_id),
+                     request_time=t0 // 1_000_000, execution_duration=(end - t0) // 1_000_000,
+                     state=TraceState.OK if result.valid else TraceState.ERROR,
+                     trace_metadata={"mlflow.sourceRun": ctx.run_id}, tags=tags)
+    return info, spans
 
 
 def _reply(after: list) -> dict:
@@ -162,10 +188,9 @@ def _score(score: TaskScore, key: str) -> bool | None:
     return score.success if key == "success" else getattr(score, key)
 
 
-def _assess(trace_id: str, score: TaskScore) -> None:
+def _assess(client, trace_id: str, score: TaskScore) -> None:
     """The rollout's scores as feedback assessments from HarnessX's scorer (code, not a judge)."""
-    import mlflow
-    from mlflow.entities import AssessmentSource
+    from mlflow.entities import AssessmentSource, Feedback
 
     source = AssessmentSource(source_type="CODE", source_id="harnessx.scoring")
     for key in ASSESSED:
@@ -173,4 +198,5 @@ def _assess(trace_id: str, score: TaskScore) -> None:
         if value is None:
             continue
         rationale = score.failure_mode or score.exclusion or "" if key == "success" else None
-        mlflow.log_feedback(trace_id=trace_id, name=key, value=bool(value), source=source, rationale=rationale or None)
+        client.log_assessment(trace_id, Feedback(name=key, value=bool(value), source=source, trace_id=trace_id,
+                                                 rationale=rationale or None))
