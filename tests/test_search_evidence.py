@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -38,7 +39,7 @@ def searched(tmp_path_factory):
     subprocess.run([*cli, "search", "--objective", "joint", "--rounds", "1", "--proposals", "2", "--accept", "greedy",
                     "--name", "d", "--mlflow-uri", uri, "--mlflow-traces", str(TRACES)],
                    cwd=tmp, env=env, check=True, capture_output=True)
-    out = subprocess.run([*cli, "report", "runs/d"], cwd=tmp, env=env, capture_output=True, text=True)
+    out = subprocess.run([*cli, "report", "runs/d"], check=False, cwd=tmp, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
     rows = [json.loads(line) for line in (tmp / "runs/d/ledger.jsonl").read_text().splitlines()]
     return tmp, uri, rows
@@ -81,6 +82,8 @@ def test_optuna_study_points_at_the_selected_trial_and_records_clauses(searched)
     for name, library in space.libraries.items():
         dists = {t.distributions[f"clause:{name}"] for t in study.trials}
         assert dists == {CategoricalDistribution([*(c.id for c in library.clauses), "none"])}
+    for name in space.distributions():  # integer switches too (see the importance test below)
+        assert all(isinstance(t.distributions[name], CategoricalDistribution) for t in study.trials if name in t.params)
     edited = [r for r in rows if r["round"]]
     for row in edited:  # a clause edit shows as that library's param, R0 holds none of them
         library, clause = row["edit"].split("=") if "=" in row["edit"] else (None, None)
@@ -106,6 +109,27 @@ def test_selection_note_when_optunas_best_is_not_the_selected_trial(tmp_path):
     assert study.trials[0].params["clause:prerequisite_checks"] == "none"
 
 
+def test_importance_ranks_the_clause_that_matters_not_a_switch_that_never_varied():
+    """25 candidates whose value depends on one library's clause, max_steps the same on all: Optuna's
+    importance puts the clause first and gives the constant switch next to nothing."""
+    rng = random.Random(0)
+    study = optuna.create_study(direction="maximize")
+    space = load_space("default")
+    ledger = OptunaLedger(study, space)
+    library = space.libraries["prerequisite_checks"]
+    base = {"slot": 0, "edit": "", "p_value": None, "p_adjusted": None, "ci": None, "mean_diff": None,
+            "stage": "full", "reason": "", "mlflow_run_id": None, "parent": None, "accepted": False}
+    for number in range(25):
+        clause = rng.choice(library.clauses)
+        harness = library.apply(load_preset("A1"), clause)
+        value = 0.5 + (0.2 if clause.id == "verify-prerequisites" else 0.0) + rng.gauss(0, 0.02)
+        ledger.add({**base, "round": number, "hash": harness.hash, "objective": {"value": value, "n": 10}}, harness)
+    assert len({t.params["max_steps"] for t in study.trials}) == 1
+    importance = optuna.importance.get_param_importances(
+        study, evaluator=optuna.importance.FanovaImportanceEvaluator(seed=0))
+    assert next(iter(importance)) == "clause:prerequisite_checks" and importance["max_steps"] < 0.1
+
+
 @pytest.mark.slow
 def test_mlflow_holds_each_candidates_rollouts_as_traces_with_spans_and_scores(searched):
     import mlflow
@@ -121,6 +145,7 @@ def test_mlflow_holds_each_candidates_rollouts_as_traces_with_spans_and_scores(s
             traces = mlflow.search_traces(locations=[experiment.experiment_id], run_id=row["mlflow_run_id"],
                                           return_type="list")
             assert len(traces) == TRACES
+            assert client.get_run(row["mlflow_run_id"]).data.tags["harnessx.traces"] == f"{TRACES} of {TRACES}"
             scores = {json.loads(line)["key"]: json.loads(line)
                       for line in (tmp / f"runs/d/scores/{row['hash']}.jsonl").read_text().splitlines()}
             for trace in traces:

@@ -11,6 +11,7 @@ that it ends when it is logged.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -108,6 +109,7 @@ def log_traces(ctx: TraceContext, batch: RolloutBatch) -> list[str]:
     """Log each rollout as a trace of the candidate's run; returns the trace ids."""
     if not batch.rollouts:
         return []
+    from mlflow.exceptions import MlflowException
     from mlflow.tracing.client import TracingClient
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
@@ -117,9 +119,15 @@ def log_traces(ctx: TraceContext, batch: RolloutBatch) -> list[str]:
     ids = []
     for score, result in batch.rollouts:
         info, spans = _trace(tracer, ctx, score, result, batch.trajectory(result))
-        client.start_trace(info)
-        client.log_spans(ctx.experiment_id, spans)
-        _assess(client, info.trace_id, score)
+        try:
+            client.start_trace(info)
+            client.log_spans(ctx.experiment_id, spans)
+            _assess(client, info.trace_id, score)
+        except (NotImplementedError, MlflowException) as exc:  # a store that cannot take spans: the search goes on
+            logging.getLogger("harnessx").warning("MLflow at %s did not store trace spans (%s): %d of %d traces "
+                                                  "logged for run %s", ctx.tracking_uri, exc, len(ids),
+                                                  len(batch.rollouts), ctx.run_id)
+            break
         ids.append(info.trace_id)
     return ids
 

@@ -14,7 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import optuna
-from optuna.distributions import BaseDistribution, CategoricalDistribution
+from optuna.distributions import (
+    BaseDistribution,
+    CategoricalDistribution,
+    IntDistribution,
+)
 from optuna.trial import TrialState
 
 from harnessx import failpoints
@@ -58,9 +62,23 @@ def clause_params(space: SearchSpace, harness: Harness) -> dict[str, str]:
     return {f"clause:{name}": getattr(lib.current(harness), "id", NO_CLAUSE) for name, lib in space.libraries.items()}
 
 
+def switch_distributions(space: SearchSpace, study: optuna.Study) -> dict[str, BaseDistribution]:
+    """The space's switches as trial params. An integer range is recorded as a categorical of its values:
+    Optuna's fANOVA importance credits a numeric param that never varied (max_steps 15 on every trial)
+    with most of the importance, a categorical one with about none. A study that already holds a
+    switch keeps the distribution its trials have (a resumed search stays consistent)."""
+    held = {k: d for t in study.get_trials(deepcopy=False) for k, d in t.distributions.items()}
+    out = {}
+    for name, dist in space.distributions().items():
+        if isinstance(dist, IntDistribution):
+            dist = CategoricalDistribution(list(range(dist.low, dist.high + 1, dist.step)))
+        out[name] = held.get(name, dist)
+    return out
+
+
 class OptunaLedger:
     def __init__(self, study: optuna.Study, space: SearchSpace):
-        self.study, self.space, self.distributions = study, space, space.distributions()
+        self.study, self.space, self.distributions = study, space, switch_distributions(space, study)
         self._have = {(t.user_attrs.get("round"), t.user_attrs.get("slot")): t.number
                       for t in study.get_trials(deepcopy=False)}
 
@@ -181,7 +199,9 @@ class MlflowTracker:
         for name, text in trajectories.items():
             self.client.log_text(run_id, text, f"trajectories/{name}.txt")
         if traced is not None:
-            log_traces(TraceContext(self.uri, self.experiment_id, run_id, row["hash"], row["round"], row["slot"]), traced)
+            ids = log_traces(TraceContext(self.uri, self.experiment_id, run_id, row["hash"], row["round"], row["slot"]),
+                             traced)
+            self.client.set_tag(run_id, "harnessx.traces", f"{len(ids)} of {len(traced.rollouts)}")
         self.client.set_terminated(run_id)
         return run_id
 
