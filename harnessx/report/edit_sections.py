@@ -78,6 +78,10 @@ def flips_section(doc: Document, run: RunDir) -> None:
     except InputError as exc:
         doc.para(f"Flips: not available ({exc}).")
         return
+    if not report.matched:
+        doc.para("Flips: no (task, seed) trial that both R0 and the selected harness ran is recorded in this run "
+                 "(scores/<hash>.jsonl).")
+        return
     summary = (f"{len(report.gained)} gained, {len(report.lost)} lost of {report.compared} trials compared "
                f"({report.excluded} excluded, {report.unmatched} without a partner); objective {objective.name}; "
                "search split, selection data")
