@@ -54,8 +54,8 @@ def lineage_section(doc: Document, run: RunDir) -> None:
     """Which round and edit introduced each line and switch of the selected harness."""
     rows = lineage.chain(list(run.ledger), run.summary.get("selected", {}).get("hash", ""))
     files = [run.path / "harnesses" / f"{r['hash']}.yaml" for r in rows]
-    if not rows or not all(f.is_file() for f in files):
-        doc.para("Lineage: not available (the ledger does not reach the selected harness).")
+    if not rows or rows[0].get("round") != 0 or not all(f.is_file() for f in files):
+        doc.para("Lineage: not available (the ledger's parent links do not lead from R0 to the selected harness).")
         return
     harnesses = [Harness.load(f) for f in files]
     origin = lambda o: ("—", "") if o is None else (str(o.round), o.edit)
