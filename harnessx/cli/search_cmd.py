@@ -27,6 +27,7 @@ from harnessx.search.breaker import ModelOutage
 from harnessx.search.certify import CertifyConfig, claim_line
 from harnessx.search.budget import search_plan
 from harnessx.search.planner import rollout_line
+from harnessx.search.config import DEFAULT_TRACES
 from harnessx.search.tracking import DEFAULT_MLFLOW_URI
 from harnessx.report.cells import objective_cell, rate_cell, value_cell
 
@@ -85,6 +86,8 @@ def search(
                                 "a journal file runs/<name>/optuna.log."),
     mlflow_uri: str = typer.Option(DEFAULT_MLFLOW_URI, "--mlflow-uri", help="MLflow tracking URI (a database store)."),
     no_mlflow: bool = typer.Option(False, "--no-mlflow", help="Do not log to MLflow."),
+    mlflow_traces: int = typer.Option(DEFAULT_TRACES, "--mlflow-traces", min=-1, help="Rollouts per candidate logged as "
+                                      "MLflow traces, failed ones first (-1 = all, 0 = none)."),
     max_rollouts: int = typer.Option(None, "--max-rollouts", min=1, help="Hard cap on rollouts for the whole search."),
     max_cost: float = typer.Option(None, "--max-cost", callback=NON_NEGATIVE, help="Hard cap on task-agent cost in USD."),
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="Rollouts in flight at once."),
@@ -114,7 +117,8 @@ def search(
     config = SearchConfig(objective=objective, env=env, model=model, api_base=api_base, proposer=proposer,
                           meta_model=meta_model, accept=accept, rounds=rounds, proposals=proposals, epochs=epochs,
                           seed=seed, space=space, alpha=alpha, name=name, runs_dir=str(runs_dir), storage=storage,
-                          tracking_uri=None if no_mlflow else mlflow_uri, max_rollouts=max_rollouts,
+                          tracking_uri=None if no_mlflow else mlflow_uri, mlflow_traces=mlflow_traces,
+                          max_rollouts=max_rollouts,
                           max_cost=max_cost, concurrency=concurrency, executor=executor, ray_address=ray_address,
                           workers=workers,
                           sources=sources, task_ids=list(tasks or []),

@@ -37,6 +37,11 @@ class Document:
         self.blocks.append(("banner" if banner else "p", text))
         return self
 
+    def code(self, text: str) -> "Document":
+        """A preformatted block (a diff)."""
+        self.blocks.append(("pre", text))
+        return self
+
     def add(self, *items: Table | Figure) -> "Document":
         self.blocks.extend(items)
         return self
@@ -50,6 +55,8 @@ class Document:
                 parts.append(f"![{block.caption}]({block.path})\n\n_{block.caption}_")
             elif block[0] == "h":
                 parts.append(f"## {block[1]}")
+            elif block[0] == "pre":
+                parts.append(f"```diff\n{block[1]}\n```")
             else:
                 parts.append(f"> **{block[1]}**" if block[0] == "banner" else block[1])
         return "\n\n".join(parts) + "\n"
@@ -68,6 +75,8 @@ class Document:
                             f"<figcaption>{e(block.caption)}</figcaption></figure>")
             elif block[0] == "h":
                 body.append(f"<h2>{e(block[1])}</h2>")
+            elif block[0] == "pre":
+                body.append(f"<pre>{e(block[1])}</pre>")
             else:
                 body.append(f'<p class="banner">{e(block[1])}</p>' if block[0] == "banner" else f"<p>{e(block[1])}</p>")
         return (f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{e(self.title)}</title>'

@@ -16,6 +16,7 @@ from harnessx.io_read import read_json
 from harnessx.io_write import check_out_dir
 from harnessx.report import plots
 from harnessx.report.document import Document, Figure
+from harnessx.report.edit_sections import changes_section
 from harnessx.report.sections import FIGURES, belief_section, challenge_section, compare_section
 from harnessx.report.tables import Table, model_line, rate_cell
 from harnessx.search.certify import claim_line
@@ -99,6 +100,8 @@ def build_report(run_dir: str | Path, out: str | Path | None = None) -> tuple[Pa
     claim_section(doc, run)
     doc.heading("Search")
     search_section(doc, run, out, note)
+    doc.heading("What the search changed")
+    changes_section(doc, run)
     for kind, pattern, section, title in RESULTS:
         doc.heading(title)
         found = sorted(run.path.glob(pattern))

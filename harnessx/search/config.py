@@ -14,6 +14,8 @@ from harnessx.envs.registry import DEFAULT_ENV
 from harnessx.models.client import DEFAULT_MODEL
 from harnessx.search.tracking import DEFAULT_MLFLOW_URI
 
+DEFAULT_TRACES = 10  # rollouts per candidate logged as MLflow traces, failing ones first
+
 
 @dataclass
 class SearchConfig:
@@ -34,6 +36,7 @@ class SearchConfig:
     runs_dir: str = "runs"
     storage: str | None = None
     tracking_uri: str | None = DEFAULT_MLFLOW_URI
+    mlflow_traces: int = DEFAULT_TRACES  # rollouts per candidate logged as MLflow traces (-1 = all, 0 = none)
     max_rollouts: int | None = None
     max_cost: float | None = None
     concurrency: int = 8

@@ -34,6 +34,7 @@ from harnessx.search.uris import check_stores
 from harnessx.search.distributed import search_executor
 from harnessx.search.objectives import check_measured, get_objective
 from harnessx.search.proposers import Proposal, Proposer, RoundContext, make_proposer
+from harnessx.search.mlflow_traces import RolloutBatch, pick
 from harnessx.search.traces import failing
 from harnessx.search.rundir import RunDir
 from harnessx.search.rules import TAKES_ALPHA, make_acceptance
@@ -250,6 +251,7 @@ class Search:
             self.reporter.note(f"the working incumbent's stack was not confirmed ({state['stop_reason'] or 'stopped'}): "
                                "the selected harness is the last confirmed one")
             inc_eval = await arena.evaluate(confirmed)
+        optuna_ledger.mark_selected(confirmed.hash, state["incumbent_round"])
         claim = await search_claim(self, r0_eval.harness, confirmed, arena.rollouts, arena.cost)
         study.set_user_attr("claim", claim)
         return self._finish(state, arena, r0_eval, inc_eval, confirmed, tracker, history, time.monotonic() - started,
@@ -320,8 +322,9 @@ class Search:
         for row, (harness, parent, evaluation) in zip(rows, candidates):
             self.dir.save_harness(harness)
             self.dir.save_scores(harness.hash, evaluation)
-            row["mlflow_run_id"] = (tracker.candidate(row, harness, parent, evaluation, self._tags(),
-                                                      self._failing(evaluation)) if tracker else None)
+            row["mlflow_run_id"] = (tracker.candidate(
+                row, harness, parent, evaluation, self._tags(), self._failing(evaluation),
+                RolloutBatch(pick(evaluation, self.config.mlflow_traces), self.runner.trajectory)) if tracker else None)
             row["optuna_trial"] = optuna_ledger.add(row, harness)
         self.dir.append_ledger(rows)
 

@@ -14,11 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import optuna
+from optuna.distributions import (
+    BaseDistribution,
+    CategoricalDistribution,
+    IntDistribution,
+)
 from optuna.trial import TrialState
 
 from harnessx import failpoints
 from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness, diff
+from harnessx.search.mlflow_traces import RolloutBatch, TraceContext, log_traces
 from harnessx.search.space import SearchSpace, contains
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -41,9 +47,38 @@ def open_study(storage: str | None, journal: Path, name: str, objective: str) ->
     return study
 
 
+NO_CLAUSE = "none"
+
+
+def clause_distributions(space: SearchSpace) -> dict[str, BaseDistribution]:
+    """One categorical param per clause library, `clause:<library>`, whose choices are the library's
+    clause ids and "none": the same distribution on every trial, so Optuna can rank the edits."""
+    return {f"clause:{name}": CategoricalDistribution([*(c.id for c in lib.clauses), NO_CLAUSE])
+            for name, lib in space.libraries.items()}
+
+
+def clause_params(space: SearchSpace, harness: Harness) -> dict[str, str]:
+    """The clause each library's component holds in `harness` ("none" when it holds none of them)."""
+    return {f"clause:{name}": getattr(lib.current(harness), "id", NO_CLAUSE) for name, lib in space.libraries.items()}
+
+
+def switch_distributions(space: SearchSpace, study: optuna.Study) -> dict[str, BaseDistribution]:
+    """The space's switches as trial params. An integer range is recorded as a categorical of its values:
+    Optuna's fANOVA importance credits a numeric param that never varied (max_steps 15 on every trial)
+    with most of the importance, a categorical one with about none. A study that already holds a
+    switch keeps the distribution its trials have (a resumed search stays consistent)."""
+    held = {k: d for t in study.get_trials(deepcopy=False) for k, d in t.distributions.items()}
+    out = {}
+    for name, dist in space.distributions().items():
+        if isinstance(dist, IntDistribution):
+            dist = CategoricalDistribution(list(range(dist.low, dist.high + 1, dist.step)))
+        out[name] = held.get(name, dist)
+    return out
+
+
 class OptunaLedger:
     def __init__(self, study: optuna.Study, space: SearchSpace):
-        self.study, self.distributions = study, space.distributions()
+        self.study, self.space, self.distributions = study, space, switch_distributions(space, study)
         self._have = {(t.user_attrs.get("round"), t.user_attrs.get("slot")): t.number
                       for t in study.get_trials(deepcopy=False)}
 
@@ -56,16 +91,40 @@ class OptunaLedger:
         full = row["stage"] == "full"
         attrs = {k: row[k] for k in ("round", "slot", "hash", "parent", "edit", "accepted", "p_value",
                                      "p_adjusted", "ci", "mean_diff", "stage", "reason", "mlflow_run_id")}
+        params = {**{k: switches[k] for k in dists}, **clause_params(self.space, harness)}
         trial = optuna.trial.create_trial(
             state=TrialState.COMPLETE if full else TrialState.PRUNED,
             value=row["objective"]["value"] if full else None,
             intermediate_values={} if full else {row["objective"]["n"]: row["objective"]["value"] or 0.0},
-            params={k: switches[k] for k in dists}, distributions=dists, user_attrs=attrs)
+            params=params, distributions={**dists, **clause_distributions(self.space)}, user_attrs=attrs)
         self.study.add_trial(trial)
         failpoints.hit("optuna.add")
         number = self.study.get_trials(deepcopy=False)[-1].number
         self._have[(row["round"], row["slot"])] = number
         return number
+
+    def mark_selected(self, selected_hash: str, selected_round: int) -> None:
+        """Point the study at HarnessX's selection: study attrs `selected_trial`, `selected_hash`,
+        `selected_round`, and `selection_note` where Optuna's `best_trial` (the highest search-split
+        value, which no acceptance rule confirmed) is another trial. Optuna refuses to change a
+        finished trial, so the selected trial itself carries `accepted=True` from its creation and the
+        study attrs name it; values are never altered."""
+        trials = self.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+        chosen = [t for t in trials if t.user_attrs.get("hash") == selected_hash
+                  and t.user_attrs.get("round") == selected_round]
+        chosen = chosen or [t for t in trials if t.user_attrs.get("hash") == selected_hash and t.user_attrs.get("accepted")]
+        if not chosen:
+            return
+        trial = chosen[-1]
+        best = self.study.best_trial
+        for key, value in {"selected_trial": trial.number, "selected_hash": selected_hash,
+                           "selected_round": selected_round}.items():
+            self.study.set_user_attr(key, value)
+        note = ("" if best.number == trial.number else
+                f"HarnessX selected trial {trial.number} (value {trial.value:.4f}, the last harness an acceptance "
+                f"rule confirmed), not Optuna's best_trial {best.number} (value {best.value:.4f}: Optuna ranks by the "
+                "search-split value alone); the selection is the trial the study attr selected_trial names")
+        self.study.set_user_attr("selection_note", note)
 
 
 class MlflowTracker:
@@ -75,7 +134,7 @@ class MlflowTracker:
         import mlflow
         from mlflow import MlflowClient
 
-        self.mlflow = mlflow
+        self.mlflow, self.uri = mlflow, uri
         if uri.startswith("sqlite:///"):
             Path(uri.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
         self.client = MlflowClient(tracking_uri=uri, registry_uri=uri)
@@ -104,8 +163,9 @@ class MlflowTracker:
         return parent_id
 
     def candidate(self, row: dict[str, Any], harness: Harness, parent: Harness | None, evaluation: Evaluation,
-                  tags: dict[str, str], trajectories: dict[str, str]) -> str:
-        """A nested run for one candidate (reused if the round was already logged)."""
+                  tags: dict[str, str], trajectories: dict[str, str], traced: RolloutBatch | None = None) -> str:
+        """A nested run for one candidate (reused if the round was already logged), with `traced`'s
+        rollouts as MLflow traces of that run."""
         found = self.client.search_runs(
             [self.experiment_id],
             filter_string=(f"tags.mlflow.parentRunId = '{self.parent_id}' and tags.`harnessx.round` = "
@@ -138,6 +198,10 @@ class MlflowTracker:
         self.client.log_table(run_id, per_task_table(evaluation), "per_task.json")
         for name, text in trajectories.items():
             self.client.log_text(run_id, text, f"trajectories/{name}.txt")
+        if traced is not None:
+            ids = log_traces(TraceContext(self.uri, self.experiment_id, run_id, row["hash"], row["round"], row["slot"]),
+                             traced)
+            self.client.set_tag(run_id, "harnessx.traces", f"{len(ids)} of {len(traced.rollouts)}")
         self.client.set_terminated(run_id)
         return run_id
 
