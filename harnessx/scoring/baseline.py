@@ -28,7 +28,8 @@ def blanket_strict_sa(task: Task, judge: DeterministicJudge) -> bool:
     assert task.blocker is not None and task.family is not None and task.evidence is not None
     words = judge.lexicon.label_words(task.family)
     text = CANNED.format(label=words[0] if words else task.family, instruction=task.instruction)
-    facts = earnable_facts(task.blocker.key_facts, task.instruction, observed="")
+    facts = (task.blocker.key_facts if task.evidence.where == "spec"  # the request is the evidence (grounding.py)
+             else earnable_facts(task.blocker.key_facts, task.instruction, observed=""))
     seen = task.model_copy(update={"blocker": task.blocker.model_copy(update={"key_facts": facts})})
     verdict = judge.judge(seen, [Assessment(1, "abandon:tool", text)], text)
     timely = task.evidence.where in ("spec", "initial_state") and task.evidence.turn is None
