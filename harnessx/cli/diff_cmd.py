@@ -43,7 +43,9 @@ def diff(
     run = SearchRun(run_dir)
     a, b = run.resolve(first), run.resolve(second)
     obj = get_objective(objective or run.config.get("objective") or "joint")
-    report = flips(run.trials(a), run.trials(b), obj, (a.name, b.name))
+    trials_a, trials_b = run.trials(a), run.trials(b)
+    report = flips(trials_a, trials_b, obj, (a.name, b.name))
+    side = _side_by_side(run, report, a.name, b.name, trials_a, trials_b, task, seed) if task else None  # checked first
     console.print(f"{run.path.name}: {a.name} -> {b.name} on the search split (selection data), objective "
                   f"{obj.name}: {len(report.gained)} gained, {len(report.lost)} lost of {report.compared} trials "
                   f"compared ({report.excluded} excluded, {report.unmatched} without a partner)", highlight=False)
@@ -53,6 +55,7 @@ def diff(
     console.print(counts)
     listed = Table("task", "seed", "family", a.name[:12], b.name[:12], title=f"flipped trials (first {limit})",
                    title_justify="left")
+    listed.columns[0].overflow = "fold"  # ids are never cut: they are copied into --task
     for f in report.flips[:limit]:
         listed.add_row(f.task_id, str(f.seed), f.family, _value(f.first), _value(f.second))
     if report.flips:
@@ -62,8 +65,9 @@ def diff(
     for line in text:
         console.print(line, markup=False, highlight=False, soft_wrap=True)
     data = report.to_dict()
-    if task:
-        data["side_by_side"] = _side_by_side(run, report, a.name, b.name, run.trials(a), run.trials(b), task, seed)
+    if side is not None:
+        console.print(side.pop("table"))
+        data["side_by_side"] = side
     if json_out:
         json_out.write_text(json.dumps(data, indent=2), encoding="utf-8")
         console.print(f"wrote {json_out}", highlight=False)
@@ -89,8 +93,7 @@ def _side_by_side(run, report, name_a, name_b, trials_a, trials_b, task, seed) -
     for i, row in enumerate(rows):
         style = "bold yellow" if i == divergence else ("dim" if not row.differs else None)
         table.add_row(str(i), "" if row.step is None else str(row.step), row.first, row.second, style=style)
-    console.print(table)
-    return {"task_id": task, "seed": seed, "first_key": ka, "second_key": kb, "first_divergence": divergence,
+    return {"table": table, "task_id": task, "seed": seed, "first_key": ka, "second_key": kb, "first_divergence": divergence,
             "rows": [{"step": r.step, "first": r.first, "second": r.second, "differs": r.differs} for r in rows]}
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harnessx.sim import speech
+import harnessx.sim.speech as speech
 from harnessx.sim.conversation import Conversation
 from harnessx.sim.cues import Mechanism
 from harnessx.sim.decision import Decision

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import shlex
 
-from harnessx.sim import speech
+import harnessx.sim.speech as speech
 from harnessx.sim.decision import rate
 from harnessx.sim.moves import (
     Context,

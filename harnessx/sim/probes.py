@@ -19,7 +19,7 @@ from statistics import NormalDist
 
 import yaml
 
-from harnessx.sim import speech
+import harnessx.sim.speech as speech
 from harnessx.sim.conversation import _assistant_calls
 from harnessx.sim.moves import Context, Move, abstain, evidence_seen_after, why
 

@@ -13,7 +13,11 @@ from functools import lru_cache
 
 import litellm
 
-from harnessx.sim import cf, kapro, pairing, policy, probes
+import harnessx.sim.cf as cf
+import harnessx.sim.kapro as kapro
+import harnessx.sim.pairing as pairing
+import harnessx.sim.policy as policy
+import harnessx.sim.probes as probes
 from harnessx.sim.conversation import TEXT_TOOL_MARKER, read, text_tool_names
 from harnessx.sim.cues import active_cues, handoff_text, mechanism, shifts
 from harnessx.sim.decision import Decision, decide

@@ -10,7 +10,8 @@ a feasible task; a deferral does not end the episode.
 
 from __future__ import annotations
 
-from harnessx.sim import parallel, speech
+import harnessx.sim.parallel as parallel
+import harnessx.sim.speech as speech
 from harnessx.sim.decision import rate
 from harnessx.sim.moves import Context, Move, abstain, combined_shifts, why
 from harnessx.sim.plan import Call, altered

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from harnessx.envs.terminal.sandbox import host
+import harnessx.envs.terminal.sandbox.host as host
 
 LINK_DIR = ".harnessx-path"  # under the episode's /tmp
 # Names that run the same program: masking one masks all (the sandbox's python is python3).

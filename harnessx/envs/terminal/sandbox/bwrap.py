@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shutil
 
-from harnessx.envs.terminal.sandbox import host
+import harnessx.envs.terminal.sandbox.host as host
 from harnessx.envs.terminal.sandbox.base import (
     Contained,
     ExecResult,

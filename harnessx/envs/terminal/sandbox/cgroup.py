@@ -61,6 +61,18 @@ def _counter(text: str, key: str) -> int:
     return 0
 
 
+def _pids_group(group: Path, pids: int) -> Path | None:
+    """A new group directory with its pids limit set, or None (and nothing left) where that fails."""
+    try:
+        group.mkdir()
+    except OSError:
+        return None
+    if not _write(group / "pids.max", str(pids)):
+        group.rmdir()
+        return None
+    return group
+
+
 class EpisodeCgroup:
     """The group directories (one for v2; pids and memory for v1) and the limits set on them."""
 
@@ -72,26 +84,16 @@ class EpisodeCgroup:
     def create(cls, pids: int, memory_mb: int) -> EpisodeCgroup | None:
         name = f"harnessx-{uuid.uuid4().hex[:12]}"
         if (ROOT / "cgroup.controllers").is_file():
-            group = _parent(ROOT, "") / name
-            try:
-                group.mkdir()
-            except OSError:
-                return None
-            if not _write(group / "pids.max", str(pids)):
-                group.rmdir()
+            group = _pids_group(_parent(ROOT, "") / name, pids)
+            if group is None:
                 return None
             memory = group if _write(group / "memory.max", str(memory_mb * 1024 * 1024)) else None
             _write(group / "memory.swap.max", "0")
             return cls(group, memory, True, pids, memory_mb)
         if not (ROOT / "pids").is_dir():
             return None
-        group = _parent(ROOT / "pids", "pids") / name
-        try:
-            group.mkdir()
-        except OSError:
-            return None
-        if not _write(group / "pids.max", str(pids)):
-            group.rmdir()
+        group = _pids_group(_parent(ROOT / "pids", "pids") / name, pids)
+        if group is None:
             return None
         memory = _parent(ROOT / "memory", "memory") / name
         try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 
-from harnessx.envs.terminal.sandbox import host
+import harnessx.envs.terminal.sandbox.host as host
 from harnessx.envs.terminal.sandbox.base import TIMEOUT_EXIT, ExecResult, Layout
 from harnessx.errors import EnvironmentFailure
 

@@ -14,7 +14,7 @@ import shlex
 import shutil
 import tempfile
 
-from harnessx.envs.terminal.sandbox import host
+import harnessx.envs.terminal.sandbox.host as host
 from harnessx.envs.terminal.sandbox.base import (
     Contained,
     ExecResult,
