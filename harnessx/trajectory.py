@@ -58,6 +58,13 @@ class TamperError(ValueError):
 
 
 class Trajectory:
+    """The append-only, hash-chained event log of one rollout (see the module docstring).
+
+    The runtime appends events (`append`); nothing edits them afterwards. Scoring reads it through
+    `of_kind` and `first`, and `verify()` raises `TamperError` when an event was edited, inserted or
+    dropped. Saved and loaded as JSON lines.
+    """
+
     """Append-only event log. `append` is the only way to add; events are immutable."""
 
     def __init__(self, events: list[Event] | None = None):

@@ -83,6 +83,14 @@ class Switches(BaseModel):
 
 
 class Harness(BaseModel):
+    """A harness: named text components (`COMPONENTS`) and typed `Switches`, frozen.
+
+    What a search edits and selects, and what `harnessx export` writes. Its `hash` covers the
+    components and switches only, so it names the agent's behaviour: rollouts are cached, compared
+    and paired by it. Edit it through `with_component` and `with_switches`, which return a new,
+    validated harness; load and save it as YAML with `load` and `save`.
+    """
+
     model_config = ConfigDict(frozen=True, extra="forbid")
     name: str = "unnamed"
     components: dict[str, str] = Field(default_factory=dict)
