@@ -76,6 +76,8 @@ def test_the_calendar_runs_through_the_cli(calendar_registered, tmp_path, monkey
     listed = cli("tasks", "list", "--env", "calendar")
     assert listed.exit_code == 0, listed.output
     assert all(t.id in listed.output for t in CalendarSuite().tasks())
+    shown = cli("tasks", "show", "cal-1-held", "--env", "calendar")
+    assert shown.exit_code == 0 and "held for maintenance" in shown.output, shown.output
     ran = cli("eval", "--env", "calendar", "--harness", "A1", "--split", "search", "--out", "ev")
     assert ran.exit_code == 0, ran.output
     report = json.loads(next((tmp_path / "ev").glob("eval-search-*.json")).read_text())
