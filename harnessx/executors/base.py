@@ -42,7 +42,7 @@ class Executor(Protocol):
     """The seam of an executor: runs the rollouts the runner hands it, one `RolloutJob` per call.
 
     The runner calls `run` concurrently (up to `--concurrency` at once) for each rollout it did not
-    find in the cache, and `aclose` once when the search or evaluation ends. An executor never
+    find in the cache, and `aclose` when it is done. An executor never
     caches, scores, counts cost or decides what to run: the runner does, the same way for every
     executor, so a rollout's result never depends on where it ran.
 
@@ -65,7 +65,8 @@ class Executor(Protocol):
         ...
 
     async def aclose(self) -> None:
-        """Release the executor's workers and connections. Called once; idempotent."""
+        """Release the executor's workers and connections. Called when the runner is done with it: a
+        search calls it on its way out, after a failure too."""
         ...
 
 
