@@ -78,6 +78,15 @@ class Reference(BaseModel):
 
 
 class Task(BaseModel):
+    """One instance an agent attempts: feasible, or a blocked variant (`family`) of a feasible source.
+
+    A blocked task names its `blocker` (what makes it undoable, with the key facts a correct
+    deferral states) and its decisive `evidence` (where the agent can see it: in the spec, the
+    initial state, or an observation of a tool call). Tasks sharing a `source_id` are the paired
+    variants of one source; `split` says which selection may see it. A real model sees only
+    `agent_view()`; the rest is for the environment, the scorer and the simulated agent.
+    """
+
     model_config = ConfigDict(frozen=True)
     id: str
     env: str

@@ -58,13 +58,19 @@ class TamperError(ValueError):
 
 
 class Trajectory:
-    """Append-only event log. `append` is the only way to add; events are immutable."""
+    """The append-only, hash-chained event log of one rollout (see the module docstring).
+
+    `append` is the only way to add an event, and events are immutable: the runtime appends them,
+    nothing edits them afterwards. Scoring reads them through `of_kind` and `first`, and `verify()`
+    raises `TamperError` when an event was edited, inserted or dropped. Saved and loaded as JSON lines.
+    """
 
     def __init__(self, events: list[Event] | None = None):
         self._events: list[Event] = list(events or [])
         self._t0 = time.monotonic()
 
     def append(self, kind: EventKind, author: Author, step: int, **data: Any) -> Event:
+        """Add one event (its data made JSON-able), chained to the last one; returns it."""
         prev = self._events[-1].hash if self._events else GENESIS
         t = round(time.monotonic() - self._t0, 6)
         draft = Event(seq=len(self._events), kind=kind, step=step, author=author, t=t,
@@ -84,9 +90,11 @@ class Trajectory:
         return len(self._events)
 
     def of_kind(self, *kinds: EventKind) -> list[Event]:
+        """The events of these kinds, in order."""
         return [e for e in self._events if e.kind in kinds]
 
     def first(self, kind: EventKind) -> Event | None:
+        """The first event of this kind, or None."""
         return next((e for e in self._events if e.kind == kind), None)
 
     @property
@@ -116,6 +124,7 @@ class Trajectory:
         return "".join(e.model_dump_json() + "\n" for e in self._events)
 
     def save(self, path: str | Path) -> None:
+        """Write it as JSON lines, atomically (a temporary file renamed into place)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(path.suffix + ".tmp")
@@ -128,6 +137,7 @@ class Trajectory:
 
     @classmethod
     def load(cls, path: str | Path) -> "Trajectory":
+        """Read a saved trajectory; it is not verified here (call `verify`)."""
         return cls.from_jsonl(Path(path).read_text(encoding="utf-8"))
 
 

@@ -20,6 +20,9 @@ from harnessx.tools import AbandonSpec, ToolSpec
 
 
 class StateChange(BaseModel):
+    """One change an action made to the environment's state: what (`target`), how (`change`), and
+    whether the task forbids it (a forbidden change on a blocked task fails its no-harm gate)."""
+
     target: str
     change: str
     forbidden: bool = False
@@ -40,6 +43,9 @@ class ProbeRequest(BaseModel):
 
 
 class EnvStart(BaseModel):
+    """What `Environment.reset` returns: the offered tools, the first observation, and whether the
+    decisive evidence is observable from the start."""
+
     tools: list[ToolSpec]
     observation: str
     evidence: bool = False  # the decisive evidence is observable from the start (spec / initial state)
@@ -47,6 +53,8 @@ class EnvStart(BaseModel):
 
 
 class StepOutcome(BaseModel):
+    """What `Environment.execute` returns for one tool call."""
+
     observation: str
     error: bool = False
     state_changes: list[StateChange] = Field(default_factory=list)
@@ -57,33 +65,115 @@ class StepOutcome(BaseModel):
 
 @runtime_checkable
 class Environment(Protocol):
+    """The seam of an environment: one episode at a time, driven by the runtime.
+
+    The runtime (`harnessx.agent.runtime.run_rollout`) calls, for each rollout, on a fresh object
+    from `Suite.make_env()`: `reset` once; then `execute` for each tool call the agent makes and
+    `user_reply` for each message it sends without one; `harness_abandon` when the harness itself
+    defers; `verify` once the agent has stopped; and `cleanup` always, even after a failure.
+
+    Anything a method raises is the *environment's* failure: the rollout is recorded, excluded from
+    every score (as `env_failure`) and named, never scored as the agent's. An environment never sees
+    the harness, the model or the scores, and never decides whether the agent deferred correctly:
+    it reports what happened (observations, state changes, evidence) and the scorer judges.
+
+    Attributes:
+        name: the environment's name, as the tasks' `env` field and `--env` spell it.
+        native_abandon: how an agent certifies a deferral here when the harness's `abandon_mode` is
+            `auto`: `tool` (the harness offers its deferral tool) or `file` (the agent writes the
+            abandon file in its workspace, and `execute` reports its content as `artifact`).
+    """
+
     name: str
     native_abandon: Literal["file", "tool"]
 
-    async def reset(self, task: Task, abandon: AbandonSpec) -> EnvStart: ...
+    async def reset(self, task: Task, abandon: AbandonSpec) -> EnvStart:
+        """Start an episode of `task`.
 
-    async def execute(self, call: ToolCall) -> StepOutcome: ...
+        Args:
+            task: the task to run; its `metadata` holds whatever the environment needs to set up
+                (the agent never sees it).
+            abandon: how the harness lets the agent defer in this episode (`file` mode names the
+                file the agent may write).
+
+        Returns:
+            The tools offered to the agent (masked ones left out, see `unmasked`), the first
+            observation (usually the task's instruction) and whether the decisive evidence is
+            observable from the start (`evidence_at_start`).
+        """
+        ...
+
+    async def execute(self, call: ToolCall) -> StepOutcome:
+        """Run one tool call of the agent.
+
+        Args:
+            call: the tool's name and its arguments, as the model wrote them (unchecked).
+
+        Returns:
+            The observation the agent reads, `error=True` for a call that failed (an unknown tool,
+            bad arguments: an error observation, never an exception), every state change the call
+            caused with `forbidden=True` on those the task forbids, whether the call exposed the
+            decisive evidence (`evidence_in`), and the abandon file's content as `artifact` when the
+            call wrote it. Raise only when the environment itself broke (the rollout is excluded).
+        """
+        ...
 
     async def user_reply(self, agent_message: str) -> str | None:
-        """The user's answer to an agent message without tool calls; None ends the episode."""
+        """The user's answer to an agent message without tool calls.
+
+        Returns:
+            The next user message, or None to end the episode (an environment without a simulated
+            user always returns None).
+        """
         ...
 
     async def harness_abandon(self, reason: str) -> list[StateChange]:
-        """Condition D: the harness itself writes the abandon artifact (harness-authored)."""
+        """The harness itself defers (it writes the abandon artifact, not the agent).
+
+        Returns:
+            The state changes that deferring caused (none for most environments); they are recorded
+            as harness-authored, so they never count as the agent's deferral.
+        """
         ...
 
-    async def verify(self) -> float: ...
+    async def verify(self) -> float:
+        """The native reward of the finished episode, in [0, 1].
 
-    async def cleanup(self) -> None: ...
+        A feasible task's verifier checks the goal was reached; a blocked task's checks nothing
+        forbidden happened (or, with `VERIFY_GOAL`, whether the reference goal was reached). It
+        reads the environment's own state, never the agent's claims, and runs after the agent's
+        processes are gone.
+        """
+        ...
+
+    async def cleanup(self) -> None:
+        """Release what the episode holds (sandboxes, temporary files). Called after every episode,
+        failed ones included; it must not raise for an episode that never started."""
+        ...
 
 
 @runtime_checkable
 class Suite(Protocol):
+    """A named environment with its tasks: what `--env NAME` builds through the registry
+    (`harnessx.envs.registry.SUITES`, `NAME -> "module:Class"`, constructed with the suite options).
+
+    Attributes:
+        name: the registry name.
+    """
+
     name: str
 
-    def tasks(self, split: str | None = None) -> list[Task]: ...
+    def tasks(self, split: str | None = None) -> list[Task]:
+        """The suite's tasks of one split (`search`, `heldout`, `independent`), or all with None.
 
-    def make_env(self) -> Environment: ...
+        Task ids are unique across splits, and the same call always returns the same tasks in the
+        same order (searches are resumed and compared by the suite's hash)."""
+        ...
+
+    def make_env(self) -> Environment:
+        """A fresh environment for one episode. Called once per rollout, possibly on several at
+        once (rollouts run concurrently), so environments must not share mutable state."""
+        ...
 
 
 def evidence_in(task: Task, call: ToolCall | None, observation: str) -> bool:

@@ -39,11 +39,35 @@ class RolloutJob:
 
 @runtime_checkable
 class Executor(Protocol):
+    """The seam of an executor: runs the rollouts the runner hands it, one `RolloutJob` per call.
+
+    The runner calls `run` concurrently (up to `--concurrency` at once) for each rollout it did not
+    find in the cache, and `aclose` when it is done. An executor never
+    caches, scores, counts cost or decides what to run: the runner does, the same way for every
+    executor, so a rollout's result never depends on where it ran.
+
+    Attributes:
+        name: the `--executor` name (`asyncio`, `ray`, `queue`).
+    """
+
     name: str
 
-    async def run(self, job: RolloutJob) -> tuple[RolloutResult, Trajectory]: ...
+    async def run(self, job: RolloutJob) -> tuple[RolloutResult, Trajectory]:
+        """Run one rollout: the job's harness on its task with its seed (and challenge, if any).
 
-    async def aclose(self) -> None: ...
+        Returns:
+            The rollout's result and its authenticated trajectory, exactly as
+            `harnessx.agent.runtime.run_rollout` returns them for that job. An environment or model
+            failure is a result with that status, not an exception; raise `ExecutorError` only when
+            the executor itself cannot run the job (its workers keep dying, a worker's setup
+            differs from this process's).
+        """
+        ...
+
+    async def aclose(self) -> None:
+        """Release the executor's workers and connections. Called when the runner is done with it: a
+        search calls it on its way out, after a failure too."""
+        ...
 
 
 @dataclass

@@ -83,6 +83,14 @@ class Switches(BaseModel):
 
 
 class Harness(BaseModel):
+    """A harness: named text components (`COMPONENTS`) and typed `Switches`, frozen.
+
+    What a search edits and selects, and what `harnessx export` writes. Its `hash` covers the
+    components and switches only, so it names the agent's behaviour: rollouts are cached, compared
+    and paired by it. Edit it through `with_component` and `with_switches`, which return a new,
+    validated harness; load and save it as YAML with `load` and `save`.
+    """
+
     model_config = ConfigDict(frozen=True, extra="forbid")
     name: str = "unnamed"
     components: dict[str, str] = Field(default_factory=dict)
@@ -102,10 +110,12 @@ class Harness(BaseModel):
         return {k: v for k, v in value.items() if v}
 
     def text(self, component: str) -> str:
+        """The component's text, empty when the harness does not set it."""
         return self.components.get(component, "")
 
     @property
     def hash(self) -> str:
+        """16 hex digits of the SHA-256 of the components and switches (not the name or provenance)."""
         body = {"components": self.components, "switches": self.switches.model_dump(mode="json")}
         canonical = json.dumps(body, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
@@ -118,10 +128,12 @@ class Harness(BaseModel):
         return self.model_copy(update={"components": components})
 
     def with_switches(self, **changes: Any) -> "Harness":
+        """The harness with these switches changed, validated (a pydantic ValidationError otherwise)."""
         merged = {**self.switches.model_dump(), **changes}
         return self.model_copy(update={"switches": Switches.model_validate(merged)})
 
     def renamed(self, name: str, **provenance: Any) -> "Harness":
+        """The same harness (same hash) under another name, with `provenance` added."""
         return self.model_copy(update={"name": name, "provenance": {**self.provenance, **provenance}})
 
     # --- files -------------------------------------------------------------------------------
@@ -132,6 +144,7 @@ class Harness(BaseModel):
         return yaml.safe_dump(self.to_dict(), sort_keys=False, allow_unicode=True, width=100)
 
     def save(self, path: str | Path) -> Path:
+        """Write it with its hash, atomically: JSON for a `.json` path, else YAML. Returns the path."""
         from harnessx.io_write import write_atomic
 
         path = Path(path)
@@ -143,6 +156,8 @@ class Harness(BaseModel):
 
     @classmethod
     def load(cls, path: str | Path) -> "Harness":
+        """Read a harness file; a malformed file, an unknown field or a stored hash that does not match
+        the contents is an InputError naming the file and the field."""
         from harnessx.stored import check_harness_hash
         from harnessx.validation import read_mapping, validate
 

@@ -106,7 +106,23 @@ def _to_model_response(model: str, reply: dict) -> ModelResponse:
 
 
 def register_provider(prefix: str, responder: Responder) -> None:
-    """Make `prefix/<name>` a LiteLLM model string answered by `responder`."""
+    """Make `prefix/<name>` a LiteLLM model string answered by `responder`.
+
+    After this call `--model prefix/<name>` takes the path of a real model (LiteLLM, tool calls,
+    retries, usage accounting). Registering a prefix again replaces its responder.
+
+    Args:
+        prefix: the provider prefix, e.g. `sim`; it must not be one of LiteLLM's own providers.
+        responder: called as `responder(name, messages, tools, metadata)` for every model call,
+            with the model name after the prefix, the OpenAI-style messages and tool schemas, and
+            the call's metadata. It returns an assistant message dict: `content` (str or None),
+            optionally `tool_calls` as `[{"name", "arguments"}]`, `usage` (`prompt_tokens`,
+            `completion_tokens`) and `latency_s` (slept without blocking). It is called synchronously
+            on the event loop that runs every concurrent rollout, so it must not block for long,
+            and it should be deterministic given the messages and `metadata["harnessx"]["seed"]`:
+            rollouts are cached by key, and a responder whose behaviour lives in a file registers
+            that file's identity (`register_identity`).
+    """
     _RESPONDERS[prefix] = responder
     register_handler(prefix, _Handler(prefix))
 

@@ -39,7 +39,7 @@ SETTLE_STAGE = "stack test"  # ledger stage prefix of a settlement row of `stack
 
 @dataclass
 class Verdict:
-    """What the rule decided about one proposal, and on what evidence."""
+    """What the rule decided about one proposal, and on what evidence (one ledger row each)."""
 
     evaluation: Evaluation
     stage: str                      # smoke / race / full: how far it got
@@ -118,24 +118,61 @@ class AcceptanceRule(ABC):
 
     A rule defines `name` and `judge`; it overrides a hook only to change its default. The loop calls
     each hook on every rule, in this order: `restore` once (a resumed search), `incumbent_evaluation`
-    whenever the incumbent changes, then each round `judge` and `settle`."""
+    whenever the incumbent changes, then each round `judge` and `settle`.
+
+    A rule decides *moves*, not the claim: the selected harness is certified afterwards, once, on
+    tasks selection never saw. A rule gets its evidence only through the `Arena` (which pays for
+    rollouts, caches them, and raises `BudgetExhausted` at the budget: a rule lets that propagate,
+    and the loop stops the search with the round unfinished). A rule must never run rollouts past
+    the arena, read held-out tasks, or change the harnesses it is given.
+
+    Attributes:
+        name: the `--accept` name, recorded in the run's config.
+        takes_alpha: whether `make_acceptance` builds it with `alpha=--alpha`. Default: False.
+    """
 
     name: str = ""
     takes_alpha: bool = False  # built with `alpha=--alpha` by `make_acceptance`
 
     @abstractmethod
     async def judge(self, incumbent: Harness, proposals: list[Harness], arena: Arena) -> list[Verdict]:
-        """One verdict per proposal, in their order; at most one accepted (or provisional)."""
+        """Decide a round: which proposal, if any, replaces the incumbent.
+
+        Args:
+            incumbent: the working incumbent.
+            proposals: the round's candidates, in the proposer's order (distinct hashes).
+            arena: where to evaluate them (`arena.evaluate(h)` on the search split, or a prefix of
+                it with `n_tasks`; `arena.evaluate_on(h, tasks)` on chosen tasks), with its objective.
+
+        Returns:
+            One verdict per proposal, in their order, each holding the evaluation it was judged on,
+            how far it got (`stage`) and why (`reason`). At most one is accepted (or provisional);
+            a rejection without evidence against it sets `undecided`, so the proposer may bring it
+            back.
+        """
 
     def restore(self, history: list[dict]) -> None:
-        """Rebuild the rule's memory from a resumed search's ledger rows. Default: a rule without memory."""
+        """Rebuild the rule's memory from a resumed search's ledger rows (every row so far, in order).
+        Default: a rule without memory does nothing."""
 
     async def incumbent_evaluation(self, incumbent: Harness, arena: Arena) -> Evaluation:
-        """The incumbent's evaluation the proposer sees. Default: the full search split."""
+        """The incumbent's evaluation the proposer sees (its `RoundContext.evaluation`).
+        Default: the full search split."""
         return await arena.evaluate(incumbent)
 
     async def settle(self, working: Harness, confirmed: Harness, arena: Arena, round_no: int,
                      final: bool) -> Settlement | None:
-        """After a round's verdicts: test unconfirmed moves, when the rule makes them. Default: nothing
-        to settle (None); a rule that accepts only confirmed moves keeps working == confirmed."""
+        """After a round's verdicts: test unconfirmed moves, when the rule makes them.
+
+        Args:
+            working: the working incumbent (it differs from `confirmed` only after provisional moves).
+            confirmed: the last harness the rule confirmed.
+            arena: as for `judge`.
+            round_no: the round just judged.
+            final: whether it is the search's last round (a rule settles what is pending then).
+
+        Returns:
+            None when there is nothing to test (the default: a rule that accepts only confirmed
+            moves keeps working == confirmed), else a `Settlement`, logged as one more ledger row.
+        """
         return None

@@ -78,7 +78,15 @@ class SearchResult:
 
 
 class Search:
-    """One search. Strategy objects (proposer, acceptance) may be given directly instead of by name."""
+    """One search: R0, then rounds of proposals judged on the search split, then the certified claim.
+
+    Built from a `SearchConfig`; `await Search(config).run()` runs it and returns a `SearchResult`
+    (the run directory holds the ledger, the selected harness and the summary that `harnessx
+    compare`, `report`, `view` and `export` read). Strategy objects may be given directly instead of
+    by name: `suite` (an environment suite), `proposer` (a `Proposer`), `acceptance` (an
+    `AcceptanceRule`), `judge`, `reporter` (progress) and `certify` (where the claim is tested).
+    A proposer or rule outside the seam is refused with a TypeError.
+    """
 
     def __init__(self, config: SearchConfig, *, suite: Suite | None = None, proposer: Proposer | None = None,
                  acceptance: AcceptanceRule | None = None, judge: Judge | None = None,
@@ -135,6 +143,11 @@ class Search:
 
     # --- the loop ------------------------------------------------------------------------------
     async def run(self, resume: bool = False) -> SearchResult:
+        """Run the search to its last round, its budget or its proposer's end, then certify the claim.
+
+        With `resume`, continue the run directory's checkpoint: finished rounds are kept and paid
+        rollouts are reused from the cache. Bad input raises `InputError` before anything is written.
+        """
         try:
             return await self._run(resume)
         except Exception:

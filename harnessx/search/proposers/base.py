@@ -18,6 +18,8 @@ from harnessx.trajectory import Trajectory
 
 @dataclass(frozen=True)
 class Proposal:
+    """One candidate harness and why: what the proposer returns, and what the ledger records."""
+
     harness: Harness
     edit: str         # a stable key of the edit (never re-proposed once rejected)
     rationale: str    # why the proposer expects it to help
@@ -67,12 +69,37 @@ class RoundContext:
 class Proposer(ABC):
     """The seam of a proposer: what the search loop reads of it, declared here with its defaults.
 
-    A proposer defines `name` and `propose`; `dropped` (the drafts its last `propose` refused, with
-    reasons, which the loop reports) defaults to none."""
+    Each round the loop builds a `RoundContext` (the incumbent, its evaluation on the search split,
+    every ledger row so far, the search space) and calls `propose(ctx, k)`; the acceptance rule then
+    judges what it returns, and the loop reports `dropped`. A proposer defines `name` and `propose`;
+    `dropped` defaults to none.
+
+    A proposer sees search-split evidence only: it must never read held-out tasks, their rollouts
+    or the certification, or selection would leak into the claim. A resumed search calls `propose`
+    again for the round it stopped in, so a proposer that is a pure function of the context (and
+    `ctx.seed`) proposes the same harnesses again and reuses their rollouts.
+
+    Attributes:
+        name: the name recorded in the run's config and ledger.
+        dropped: the drafts the last `propose` call refused, each a one-line reason (an LLM draft
+            that did not parse, an edit outside the space); the loop prints them. Default: none.
+    """
 
     name: str = ""
     dropped: Sequence[str] = ()
 
     @abstractmethod
     def propose(self, ctx: RoundContext, k: int) -> list[Proposal]:
-        """Up to k proposals, each a harness not evaluated before in this search."""
+        """Up to k proposals, each a harness not evaluated before in this search.
+
+        Args:
+            ctx: the round's evidence; `ctx.seen_hashes()`, `ctx.refuted_edits()` and
+                `ctx.resumable_hashes()` say what not to propose again.
+            k: the most proposals the round takes (`--proposals`).
+
+        Returns:
+            At most k proposals with distinct harness hashes and distinct `edit` keys, in the order
+            the rule should prefer them. An empty list ends the search ("the proposer has no new
+            edit"). A proposer must not return a harness the search already evaluated unless its
+            hash is in `ctx.resumable_hashes()`, and must not return more than k.
+        """
