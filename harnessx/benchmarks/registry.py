@@ -1,7 +1,7 @@
 """Benchmarks found by discovery, and what the core asks of all of them.
 
-Discovery: every module or package directly under `harnessx/benchmarks/` (except `base`, `registry`
-and names starting with `_`) that defines `BENCHMARK`, a `Benchmark` subclass. A new benchmark is one
+Discovery: every module or package directly under `harnessx/benchmarks/` (except `base`, `registry`,
+`evaluate` and names starting with `_`) that defines `BENCHMARK`, a `Benchmark` subclass. A new benchmark is one
 new module there: no table to edit, nothing to install. Entry points (`harnessx.benchmarks`) would
 also find benchmarks outside the package, but they need a `pyproject.toml` edit and a reinstall for
 every benchmark, and an editable install shows stale metadata until then; benchmarks of this project
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 DEFAULT_BENCHMARK = "asa"
 PACKAGE = "harnessx.benchmarks"
-NOT_BENCHMARKS = frozenset({"base", "registry"})
+NOT_BENCHMARKS = frozenset({"base", "registry", "evaluate"})  # the seam itself and the shared evaluation
 
 
 def discover(folder: Path, package: str) -> dict[str, type[Benchmark]]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from harnessx.agent.runner import RolloutCache, Runner
 from harnessx.envs.base import Suite
 from harnessx.errors import InputError
-from harnessx.evaluation import evaluate
+from harnessx.benchmarks.evaluate import evaluate
 from harnessx.scoring.scored import require_scored
 from harnessx.feasigen import metrics
 from harnessx.feasigen.benchmark import outcome
