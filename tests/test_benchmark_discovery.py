@@ -105,6 +105,9 @@ def test_data_reaches_the_generic_commands(tmp_path):
            "--certify-split", "none")
     config = json.loads((tmp_path / "runs" / "kw" / "config.json").read_text())
     assert config["suite_options"] == {"kaware_dir": str(Path(data_dir).resolve())}
+    invoke("compare", str(tmp_path / "runs" / "kw"), "--split", "heldout", "--resamples", "100")
+    result = json.loads(next((tmp_path / "runs" / "kw" / "compare").glob("compare-*.json")).read_text())
+    assert result["evaluation_key"]["suite_options"] == config["suite_options"]  # the run's data, not built-ins
 
 
 @pytest.mark.parametrize("args, message", [

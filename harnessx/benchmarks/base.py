@@ -41,7 +41,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from harnessx.errors import InputError
 
@@ -145,10 +145,3 @@ class Benchmark:
     def summary_extra_rows(self, *cards: dict) -> list[tuple[Callable[[dict], str], str]]:
         """Extra summary rows (a cell function of a scorecard, a label) when every card holds its values."""
         return []
-
-
-class EvaluationValues(Protocol):
-    """What `Benchmark.evaluation_values` computes, as a protocol for an implementation object."""
-
-    def evaluation_values(self, scores: list[TaskScore], tasks: list[Task]) -> list[TaskScore]:
-        ...
