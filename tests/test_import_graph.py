@@ -35,13 +35,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 ]
 
 # Imports that run up the layers today, each with the reason it stays for now: (importer, imported).
-KNOWN_UP: dict[tuple[str, str], str] = {
-    ("harnessx.kapro.run", "harnessx.evaluation"): "KAPRO's own eval runner (`harnessx kapro eval`), until the "
-                                                     "generic eval runs every benchmark",
-    ("harnessx.cf.run", "harnessx.evaluation"): "Confident Fools' own eval runner (`harnessx cf eval`), same",
-    ("harnessx.cf.run", "harnessx.comparison.runs"): "`harnessx cf eval` resolves run directories as compare does, same",
-    ("harnessx.feasigen.evaluate", "harnessx.evaluation"): "FeasiGen's own eval runner (`harnessx feasigen eval`), same",
-}
+KNOWN_UP: dict[tuple[str, str], str] = {}
 
 
 def layer_of(module: str) -> int | None:

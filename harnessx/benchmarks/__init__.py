@@ -1,14 +1,16 @@
-"""Benchmarks: data + protocol + per-task scorer + aggregate metrics, behind one small protocol."""
+"""Benchmarks: data + protocol + per-task scorer + aggregate metrics, behind one protocol (`base.py`),
+found by discovery (`registry.py`): each module here that defines `BENCHMARK` is one benchmark."""
 
-from harnessx.benchmarks.base import Benchmark
+from harnessx.benchmarks.base import Benchmark, DataOption
 from harnessx.benchmarks.registry import (
     BENCHMARKS,
     benchmark_of,
     get_benchmark,
+    names,
     objectives,
     score_trial,
     with_evaluation_values,
 )
 
-__all__ = ["BENCHMARKS", "Benchmark", "benchmark_of", "get_benchmark", "objectives", "score_trial",
-           "with_evaluation_values"]
+__all__ = ["BENCHMARKS", "Benchmark", "DataOption", "benchmark_of", "get_benchmark", "names", "objectives",
+           "score_trial", "with_evaluation_values"]

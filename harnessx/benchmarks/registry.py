@@ -1,36 +1,94 @@
-"""Benchmarks by name, imported lazily (like environments), and the objectives they declare."""
+"""Benchmarks found by discovery, and what the core asks of all of them.
+
+Discovery: every module or package directly under `harnessx/benchmarks/` (except `base`, `registry`,
+`evaluate` and names starting with `_`) that defines `BENCHMARK`, a `Benchmark` subclass. A new benchmark is one
+new module there: no table to edit, nothing to install. Entry points (`harnessx.benchmarks`) would
+also find benchmarks outside the package, but they need a `pyproject.toml` edit and a reinstall for
+every benchmark, and an editable install shows stale metadata until then; benchmarks of this project
+live in it, so the folder is the registry.
+
+Listing imports each benchmark module (light by contract, see `base.py`); scoring code is imported
+when a benchmark first scores.
+"""
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from harnessx.agent.records import result_mismatch
-from harnessx.agent.result import RolloutResult
-from harnessx.benchmarks.base import Benchmark
+from harnessx.benchmarks.base import Benchmark, DataOption
 from harnessx.errors import InputError
-from harnessx.formatting.table import Table
-from harnessx.scoring.judges import Judge
-from harnessx.scoring.objective import Objective
-from harnessx.scoring.task_score import TaskScore
-from harnessx.tasks import Task
-from harnessx.trajectory import Trajectory
+
+if TYPE_CHECKING:
+    from harnessx.agent.result import RolloutResult
+    from harnessx.formatting.table import Table
+    from harnessx.scoring.judges import Judge
+    from harnessx.scoring.objective import Objective
+    from harnessx.scoring.task_score import TaskScore
+    from harnessx.tasks import Task
+    from harnessx.trajectory import Trajectory
 
 DEFAULT_BENCHMARK = "asa"
-BENCHMARKS = {
-    "asa": "harnessx.benchmarks.asa:ASA",
-    "kapro": "harnessx.kapro.benchmark:Kapro",
-    "cf": "harnessx.cf.benchmark:CF",
-    "feasigen": "harnessx.feasigen.benchmark:FeasiGen",
-}
+PACKAGE = "harnessx.benchmarks"
+NOT_BENCHMARKS = frozenset({"base", "registry", "evaluate"})  # the seam itself and the shared evaluation
+
+
+def discover(folder: Path, package: str) -> dict[str, type[Benchmark]]:
+    """The `BENCHMARK` of every module or package in `folder` (importable as `package.<name>`)."""
+    found: dict[str, type[Benchmark]] = {}
+    for info in sorted(pkgutil.iter_modules([str(folder)]), key=lambda i: i.name):
+        if info.name in NOT_BENCHMARKS or info.name.startswith("_"):
+            continue
+        cls = getattr(importlib.import_module(f"{package}.{info.name}"), "BENCHMARK", None)
+        if cls is None:
+            continue
+        if not (isinstance(cls, type) and issubclass(cls, Benchmark)) or not cls.name:
+            raise TypeError(f"{package}.{info.name}.BENCHMARK must be a named Benchmark subclass")
+        if cls.name in found:
+            raise TypeError(f"benchmark {cls.name!r} is defined twice ({package}.{info.name})")
+        found[cls.name] = cls
+    # the default benchmark first, the rest by name: the order of report tables and CLI groups
+    return dict(sorted(found.items(), key=lambda kv: (kv[0] != DEFAULT_BENCHMARK, kv[0])))
+
+
+@cache
+def _discovered() -> dict[str, type[Benchmark]]:
+    return discover(Path(__file__).parent, PACKAGE)
+
+
+def names() -> list[str]:
+    """Every registered benchmark, ASA first, then by name."""
+    return list(_discovered())
+
+
+class _Names:
+    """`BENCHMARKS`: the registered names, iterable and testable with `in` (discovered on first use)."""
+
+    def __iter__(self):
+        return iter(names())
+
+    def __contains__(self, name: object) -> bool:
+        return name in _discovered()
+
+    def __len__(self) -> int:
+        return len(_discovered())
+
+
+BENCHMARKS = _Names()
 
 
 @cache
 def get_benchmark(name: str) -> Benchmark:
-    if name not in BENCHMARKS:
-        raise InputError("benchmark", f"unknown benchmark {name!r}", f"one of {sorted(BENCHMARKS)}")
-    module_name, attr = BENCHMARKS[name].split(":")
-    return getattr(importlib.import_module(module_name), attr)()
+    if name not in _discovered():
+        raise InputError("benchmark", f"unknown benchmark {name!r}", f"one of {names()}")
+    return _discovered()[name]()
+
+
+def all_benchmarks() -> list[Benchmark]:
+    return [get_benchmark(name) for name in names()]
 
 
 def benchmark_of(task: Task) -> Benchmark:
@@ -38,7 +96,37 @@ def benchmark_of(task: Task) -> Benchmark:
     return get_benchmark(task.metadata.get("benchmark", DEFAULT_BENCHMARK))
 
 
+def suites() -> dict[str, tuple[str, str]]:
+    """Every benchmark's suites: suite name -> (benchmark name, "module:Class")."""
+    out: dict[str, tuple[str, str]] = {}
+    for bench in all_benchmarks():
+        for suite, target in bench.suites.items():
+            if suite in out:
+                raise TypeError(f"suite {suite!r} is provided by benchmarks {out[suite][0]!r} and {bench.name!r}")
+            out[suite] = (bench.name, target)
+    return out
+
+
+def data_options(suite: str) -> dict[str, DataOption]:
+    """The `--data` keys the benchmark providing `suite` accepts (empty for other suites)."""
+    owner = suites().get(suite)
+    return {o.key: o for o in get_benchmark(owner[0]).data} if owner else {}
+
+
+def cli_groups() -> dict[str, tuple[str, str]]:
+    """Command groups the benchmarks add to `harnessx`: name -> (module, one-line help)."""
+    return {b.name: (b.cli, b.help) for b in all_benchmarks() if b.cli}
+
+
+def simulators() -> list[str]:
+    """The simulated-agent hook modules of every benchmark that has them."""
+    return [b.simulator for b in all_benchmarks() if b.simulator]
+
+
 def score_trial(task: Task, trajectory: Trajectory, result: RolloutResult, judge: Judge | None = None) -> TaskScore:
+    from harnessx.agent.records import result_mismatch
+    from harnessx.scoring.task_score import TaskScore
+
     # every benchmark scores only results that agree with their hash-chained trajectory (issue #12)
     if (mismatch := result_mismatch(trajectory, result, task)) is not None:
         return TaskScore(task_id=task.id, seed=result.seed, feasible=task.feasible, family=task.family,
@@ -50,17 +138,15 @@ def score_trial(task: Task, trajectory: Trajectory, result: RolloutResult, judge
 def with_evaluation_values(scores: list[TaskScore], tasks: list[Task]) -> list[TaskScore]:
     """Each benchmark of these tasks adds its evaluation-level per-trial values (`evaluation_values`)."""
     for name in sorted({t.metadata.get("benchmark", DEFAULT_BENCHMARK) for t in tasks}):
-        hook = getattr(get_benchmark(name), "evaluation_values", None)
-        if hook is not None:
-            scores = hook(scores, tasks)
+        scores = get_benchmark(name).evaluation_values(scores, tasks)
     return scores
 
 
 @cache
 def _all_objectives() -> tuple[tuple[str, Objective], ...]:
     out: dict[str, Objective] = {}
-    for name in BENCHMARKS:
-        for key, objective in get_benchmark(name).objectives.items():
+    for bench in all_benchmarks():
+        for key, objective in bench.objectives.items():
             if key in out:
                 raise RuntimeError(f"objective {key!r} is declared by two benchmarks")
             out[key] = objective
@@ -74,4 +160,4 @@ def objectives() -> dict[str, Objective]:
 
 def compare_tables(block: dict, n_resamples: int) -> list[Table]:
     """Every benchmark's own tables for one split of a comparison, in registry order."""
-    return [table for name in BENCHMARKS for table in get_benchmark(name).compare_tables(block, n_resamples)]
+    return [table for bench in all_benchmarks() for table in bench.compare_tables(block, n_resamples)]

@@ -12,9 +12,8 @@ from harnessx.cf.benchmark import CF, DEFAULT_JUDGE
 from harnessx.cf.env import CFSuite
 from harnessx.cf.judge import LLMAlignmentJudge
 from harnessx.cf.labels import CONDITIONS
-from harnessx.comparison.runs import resolve_contenders
 from harnessx.errors import InputError
-from harnessx.evaluation import evaluate, require_evaluated
+from harnessx.benchmarks.evaluate import evaluate, require_evaluated
 from harnessx.harness import Harness, load_preset
 from harnessx.io_write import write_atomic
 from harnessx.models.client import DEFAULT_MODEL, ModelClient
@@ -26,7 +25,7 @@ SPLITS = ("search", "heldout", "all")
 
 @dataclass
 class CFEvalConfig:
-    harness: str | None = None            # preset, file or run dir; None: the paper's preset per condition
+    harness: Harness | None = None        # None: the paper's preset per condition
     conditions: tuple[str, ...] = CONDITIONS
     model: str = DEFAULT_MODEL
     api_base: str | None = None
@@ -42,10 +41,8 @@ class CFEvalConfig:
     suite_options: dict = field(default_factory=dict)
 
 
-def harness_for(spec: str | None, condition: str) -> Harness:
-    if spec is None:
-        return load_preset(PRESETS[condition])
-    return resolve_contenders([spec], include_r0=False)[0].harness
+def harness_for(harness: Harness | None, condition: str) -> Harness:
+    return load_preset(PRESETS[condition]) if harness is None else harness
 
 
 async def run_eval(cfg: CFEvalConfig, progress: ProgressFn | None = None) -> dict:

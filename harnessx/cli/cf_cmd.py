@@ -41,7 +41,12 @@ def eval_cmd(harness: str = typer.Option(None, "--harness", help="Harness file, 
     from harnessx.report.tables import model_line
 
     check_out_dir(out)
-    cfg = CFEvalConfig(harness=harness, conditions=tuple(condition), model=model, api_base=api_base, split=split,
+    chosen = None
+    if harness is not None:  # a preset, harness file or run directory (its selected harness)
+        from harnessx.comparison.runs import resolve_contenders
+
+        chosen = resolve_contenders([harness], include_r0=False)[0].harness
+    cfg = CFEvalConfig(harness=chosen, conditions=tuple(condition), model=model, api_base=api_base, split=split,
                        epochs=epochs, items=items, corpus=corpus, judge_model=judge_model, resamples=resamples,
                        concurrency=concurrency, out=str(out), suite_options={"index": index} if index else {})
     data = asyncio.run(run_eval(cfg))

@@ -23,8 +23,8 @@ ApiBaseOpt = typer.Option(None, "--api-base", help="OpenAI-compatible server URL
 EnvOpt = typer.Option(DEFAULT_ENV, "--env", help="Environment: retail, terminal, bfcl, toy or starter.")
 Tau2DirOpt = typer.Option(None, "--tau2-dir", help="retail: a τ²-bench retail data folder (db.json, tasks.json, "
                           "split_tasks.json, policy.md) to build the suite over.")
-TasksDirOpt = typer.Option(None, "--tasks-dir", help="terminal: a folder of Terminal-Bench 2.0 / Harbor task dirs; "
-                           "feasigen: a suite built by `harnessx feasigen build`.")
+TasksDirOpt = typer.Option(None, "--tasks-dir", help="terminal: a folder of Terminal-Bench 2.0 / Harbor task dirs "
+                           "(a benchmark suite that reads a folder takes it too: see --data).")
 SandboxOpt = typer.Option(None, "--sandbox", help="terminal: bwrap (default when present), unshare or docker.")
 UserModeOpt = typer.Option(None, "--user-mode", help="retail: solo (default), scripted or llm.")
 UserModelOpt = typer.Option(None, "--user-model", help="retail: LiteLLM model of the llm user simulator.")
@@ -35,21 +35,69 @@ TemperatureOpt = typer.Option(0.0, "--temperature", min=0.0, max=2.0, callback=i
                               "epochs are then copies, and the paired test counts each task once.")
 TopPOpt = typer.Option(None, "--top-p", min=0.0, max=1.0, callback=in_range(0, 1), help="Task-agent nucleus sampling (a harness's `top_p` wins).")
 
-# Which suite option belongs to which environment (keyword of the suite's constructor).
+DataOpt = typer.Option(None, "--data", help="A benchmark suite's own data, KEY=VALUE, repeatable; the keys "
+                       "per --env are listed by `harnessx tasks data`.")
+
+# Which suite option belongs to which environment (keyword of the suite's constructor); a benchmark's
+# suites take their data options (`--data`, and the flags they alias) and the shared options they declare.
 PATH_OPTIONS = ("tau2_dir", "tasks_dir", "bfcl_dir")
 SUITE_OPTIONS = {"tau2_dir": "retail", "user_mode": "retail", "user_model": "retail",
-                 "tasks_dir": ("terminal", "feasigen"), "sandbox": ("terminal", "feasigen"),
-                 "bfcl_dir": "bfcl"}
+                 "tasks_dir": "terminal", "sandbox": "terminal", "bfcl_dir": "bfcl"}
 
 
-def suite_kwargs(env: str, **options: Any) -> dict[str, Any]:
-    """The suite options the user set; an option that belongs to another environment is an error."""
+def _envs_taking(key: str) -> tuple[str, ...]:
+    from harnessx.benchmarks.registry import get_benchmark, suites
+
+    own = SUITE_OPTIONS.get(key, ())
+    envs = own if isinstance(own, tuple) else (own,)
+    for suite, (bench_name, _) in suites().items():
+        bench = get_benchmark(bench_name)
+        if key in bench.suite_options or any(option.option == key for option in bench.data):
+            envs += (suite,)
+    return envs
+
+
+def parse_data(env: str, data: list[str] | None) -> dict[str, str]:
+    """`--data KEY=VALUE` items -> the suite's keywords, each value checked by its benchmark."""
+    from harnessx.benchmarks.registry import data_options
+
+    if not data:
+        return {}
+    known = data_options(env)
+    out: dict[str, str] = {}
+    for item in data:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise InputError("--data", f"{item!r} is not KEY=VALUE", f"one of {sorted(known)}" if known else None)
+        if key not in known:
+            raise InputError("--data", f"--env {env} has no data option {key!r}",
+                             f"one of {sorted(known)}" if known else "no --data for this environment")
+        option = known[key]
+        if option.option in out:
+            raise InputError("--data", f"{key} given twice")
+        out[option.option] = option.parse(value)
+    return out
+
+
+def suite_kwargs(env: str, data: list[str] | None = None, **options: Any) -> dict[str, Any]:
+    """The suite options the user set (`--data` items included); an option that belongs to another
+    environment, or set twice to different values, is an error."""
     given = {k: str(Path(v).resolve()) if k in PATH_OPTIONS else v for k, v in options.items() if v is not None}
     for key in given:
-        envs = SUITE_OPTIONS[key] if isinstance(SUITE_OPTIONS[key], tuple) else (SUITE_OPTIONS[key],)
+        envs = _envs_taking(key)
         if env not in envs:
             raise InputError(f"--{key.replace('_', '-')}", f"applies to --env {'/'.join(envs)}, not {env!r}")
-    return given
+    return with_data(env, given, data)
+
+
+def with_data(env: str, given: dict[str, Any], data: list[str] | None) -> dict[str, Any]:
+    """`given` suite options plus the `--data` items; an option set twice to different values is an error."""
+    out = dict(given)
+    for key, value in parse_data(env, data).items():
+        if out.get(key) is not None and value not in (out[key], str(Path(out[key]).resolve())):
+            raise InputError("--data", f"{key} is set twice, to {out[key]!r} and {value!r}")
+        out[key] = value
+    return out
 
 
 def open_suite(env: str, **options: Any):

@@ -8,8 +8,8 @@ import asyncio
 import typer
 
 from harnessx.agent.sampling import SamplingDefaults, copies_warning
-from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, console,
-                                 friendly_errors, open_suite)
+from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, DataOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, console,
+                                 friendly_errors, open_suite, with_data)
 from harnessx.cli.numbers import in_range
 from harnessx.comparison import setup
 from harnessx.comparison.compare import compare
@@ -41,7 +41,8 @@ def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, mod
                  sampling: dict | None = None) -> dict:
     env, model, api_base = setup.settings(contenders, env, model, api_base)
     sampled: SamplingDefaults = setup.sampling(contenders, **(sampling or {}))
-    options = setup.suite_options(contenders, suite_options or {}, env)
+    given = dict(suite_options or {})
+    options = setup.suite_options(contenders, with_data(env, given, given.pop("data", None)), env)
     suite = open_suite(env, **options)
     splits = list(splits or setup.default_splits(suite))
     key = setup.evaluation_key(contenders, kind, env=env, suite_options=options, model=model, api_base=api_base,
@@ -78,7 +79,7 @@ def compare_cmd(harnesses: list[str] = typer.Argument(..., help="Run directories
                 concurrency: int = ConcurrencyOpt, judge_model: str = JudgeOpt, tau2_dir: str = Tau2DirOpt,
                 tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt, user_mode: str = UserModeOpt,
                 user_model: str = UserModelOpt, bfcl_dir: str = BfclDirOpt, temperature: float = TemperatureOpt,
-                top_p: float = TopPOpt, seed: int = SeedOpt) -> None:
+                top_p: float = TopPOpt, seed: int = SeedOpt, data: list[str] = DataOpt) -> None:
     """Compare harnesses on a split no one selected on, with confidence intervals.
 
     Strict/relaxed SA with the ladder's gates, solve, false abstention, joint, joint clean, pairs
@@ -90,7 +91,7 @@ def compare_cmd(harnesses: list[str] = typer.Argument(..., help="Run directories
                  epochs=epochs, out=out, sources=sources, resamples=resamples, concurrency=concurrency,
                  judge_model=judge_model, suite_options=dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox,
                                                              user_mode=user_mode, user_model=user_model,
-                                                             bfcl_dir=bfcl_dir),
+                                                             bfcl_dir=bfcl_dir, data=data),
                  sampling=dict(temperature=temperature, top_p=top_p, seed=seed))
 
 

@@ -151,6 +151,9 @@ def agreement_cmd(labels: Path = typer.Argument(..., help="CSV: dataset, task_id
 @app.command("eval")
 @friendly_errors
 def eval_cmd(suite: list[Path] = SuiteDirOpt,
+             harness: str = typer.Option(None, "--harness", help="The single agents' harness: a file, preset or "
+                                         "search run directory (its selected harness), run with the dataset's turn "
+                                         "cap (default: the feasigen-stop preset)."),
              system: list[str] = typer.Option(None, "--system", help="A single-agent system; repeat "
                                               "(default: sim/baseline)."),
              pair: list[str] = typer.Option(None, "--pair", help="PLANNER->EXECUTOR (any two models); repeat."),
@@ -163,11 +166,18 @@ def eval_cmd(suite: list[Path] = SuiteDirOpt,
     from harnessx.feasigen.report import tables
 
     check_out_dir(out)
+    chosen = None
+    if harness:
+        from harnessx.comparison.runs import resolve_contenders
+
+        chosen = resolve_contenders([harness], include_r0=False)[0]
     suites = [open_suite("feasigen", **suite_kwargs("feasigen", tasks_dir=str(s), sandbox=sandbox)) for s in suite]
     config = EvalConfig(systems=tuple(system or ("sim/baseline",)), pairs=tuple(parse_pair(p) for p in pair or []),
                         splits=tuple(split), epochs=epochs, turn_cap=turn_cap, concurrency=concurrency,
-                        api_base=api_base, out=str(out))
+                        api_base=api_base, out=str(out), harness=chosen.harness if chosen else None)
     data = asyncio.run(run_eval(suites, config))
+    if chosen:
+        data["harness"] = f"{chosen.label}:{chosen.harness.hash}"
     data["suite"] = ", ".join(map(str, suite))
     write_atomic(out / "results.json", json.dumps(data, indent=1))
     from harnessx.feasigen.report import model_note

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from harnessx.benchmarks.registry import cli_groups
 from harnessx.cli.boundary import BoundaryGroup
 from harnessx.cli.common import console
 from harnessx.cli.lazy import lazy_group
@@ -31,10 +32,12 @@ COMMANDS = {
     "probe": ("harnessx.cli.probe_cmd", "Belief (calibration) and challenge (stability) probes."),
     "tasks": ("harnessx.cli.tasks_cmd", "List, show and build task suites."),
     "local": ("harnessx.cli.local_cmd", "Serve the local model (llama.cpp) on loopback."),
-    "kapro": ("harnessx.cli.kapro_cmd", "KAPRO: does the agent know which tools a task needs, and act so?"),
-    "cf": ("harnessx.cli.cf_cmd", "Confident Fools: when to search and when to answer from memory."),
-    "feasigen": ("harnessx.cli.feasigen_cmd", "FeasiGen: build masked suites, verify, evaluate STOP, report."),
 }
+# Then each benchmark's own command group, from the benchmark registry (each benchmark names its module
+# and its one-line help; the registry imports no command module).
+if clash := sorted(set(cli_groups()) & set(COMMANDS)):
+    raise TypeError(f"benchmark command groups {clash} would hide harnessx commands of the same name")
+COMMANDS.update(cli_groups())
 
 
 class HarnessXGroup(BoundaryGroup, lazy_group(COMMANDS)):

@@ -6,7 +6,7 @@ import asyncio
 
 import typer
 
-from harnessx.cli.common import SandboxOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors, open_suite
+from harnessx.cli.common import DataOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors, open_suite, with_data
 from harnessx.agent.sampling import SamplingDefaults
 from harnessx.cli.compare_cmd import (ApiBaseOpt, ConcurrencyOpt, EnvOpt, JudgeOpt, ModelOpt, SeedOpt, SourcesOpt,
                                       TemperatureOpt, TopPOpt)
@@ -36,7 +36,8 @@ def _prepare(contenders: list[Contender], kind: str, env, model, api_base, out, 
              suite_options: dict, sampling: SamplingDefaults):
     env, model, api_base = setup.settings(contenders, env, model, api_base)
     out_dir = setup.out_dir(contenders, kind, out)
-    suite = open_suite(env, **setup.suite_options(contenders, suite_options))
+    given = dict(suite_options)
+    suite = open_suite(env, **setup.suite_options(contenders, with_data(env, given, given.pop("data", None))))
     runner = setup.make_runner(suite, model, api_base, contenders, out_dir, concurrency, sampling=sampling)
     console.print(model_line(runner.model.describe(), runner.model.simulated), highlight=False)
     split = split or setup.default_splits(suite)[0]
@@ -59,12 +60,12 @@ def belief_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = Harness
                sources: int = SourcesOpt, resamples: int = typer.Option(10_000, "--resamples", min=100),
                concurrency: int = ConcurrencyOpt, tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt,
                sandbox: str = SandboxOpt, temperature: float = TemperatureOpt, top_p: float = TopPOpt,
-               seed: int = SeedOpt) -> None:
+               seed: int = SeedOpt, data: list[str] = DataOpt) -> None:
     """Read-only P(feasible) report per task: AUROC (n_A), Brier and ECE10 (n_C), paired differences."""
     contenders = _contenders(harnesses, harness, r0)
     sampling = setup.sampling(contenders, temperature, top_p, seed)
     _, out_dir, runner, split, tasks = _prepare(contenders, "probes/belief", env, model, api_base, out, concurrency,
-                                                split, sources, dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox),
+                                                split, sources, dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox, data=data),
                                                 sampling)
     data = asyncio.run(belief_probe(runner, contenders, tasks, split, sampling.epoch_seeds(epochs), resamples))
     for table in belief_tables(data):
@@ -85,12 +86,13 @@ def challenge_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = Harn
                   out: str = typer.Option(None, "--out", help="Output dir (default: <run>/probes/challenge)."),
                   sources: int = SourcesOpt, concurrency: int = ConcurrencyOpt, judge_model: str = JudgeOpt,
                   tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt,
-                  temperature: float = TemperatureOpt, top_p: float = TopPOpt, seed: int = SeedOpt) -> None:
+                  temperature: float = TemperatureOpt, top_p: float = TopPOpt, seed: int = SeedOpt,
+                  data: list[str] = DataOpt) -> None:
     """One neutral reconsideration request after each run: P(+|+), P(+|−), P(−|+), CRA or Δχ."""
     contenders = _contenders(harnesses, harness, r0)
     sampling = setup.sampling(contenders, temperature, top_p, seed)
     env, out_dir, runner, split, tasks = _prepare(contenders, "probes/challenge", env, model, api_base, out,
-                                                  concurrency, split, sources, dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox),
+                                                  concurrency, split, sources, dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox, data=data),
                                                   sampling)
     try:
         pre, post = predicates_for(env, pre, post)

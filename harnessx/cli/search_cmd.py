@@ -13,7 +13,7 @@ from rich.table import Table
 
 from harnessx.agent.result import RolloutResult
 from harnessx.agent.sampling import copies_warning
-from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt,
+from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, DataOpt, EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt,
                                  TemperatureOpt, TopPOpt, UserModelOpt, UserModeOpt, console, friendly_errors,
                                  suite_kwargs)
 from harnessx.cli.numbers import NON_NEGATIVE, PROBABILITY_OPEN
@@ -34,10 +34,6 @@ from harnessx.report.cells import objective_cell, rate_cell, value_cell
 TABLE_ROWS = {"strict_sa": "strict SA (blocked)", "solve": "solve (feasible)",
               "false_abstention": "false abstention (feasible)", "joint": "joint (pooled)",
               "joint_clean": "joint, clean (no false abstention)", "pairs": "pairs right both ways"}
-# benchmarks without blocked tasks: their solve is what the row says; joint would repeat it
-NO_BLOCKED_ROWS = {"j_know": {"solve": "pass rate (KAPRO: judged solved)"},
-                   "cf": {"solve": "accuracy (CF: correct answer)",
-                          "false_abstention": "false abstention (CF: abstained on an IK item)"}}
 
 
 class ProgressReporter:
@@ -93,7 +89,7 @@ def search(
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="Rollouts in flight at once."),
     tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt,
     user_mode: str = UserModeOpt, user_model: str = UserModelOpt,
-    bfcl_dir: str = BfclDirOpt,
+    bfcl_dir: str = BfclDirOpt, data: list[str] = DataOpt,
     executor: str = ExecutorOpt, ray_address: str = RayAddressOpt, workers: int = WorkersOpt,
     sources: int = typer.Option(0, "--sources", min=0, help="Only the first N source pairs of the search split (0 = all)."),
     tasks: list[str] = typer.Option(None, "--tasks", help="Only these task or source ids (repeatable)."),
@@ -125,7 +121,7 @@ def search(
                           temperature=temperature, top_p=top_p, meta_api_base=meta_api_base or api_base,
                           suite_options=suite_kwargs(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox,
                                                      user_mode=user_mode, user_model=user_model,
-                                                     bfcl_dir=bfcl_dir))
+                                                     bfcl_dir=bfcl_dir, data=data))
     progress = Progress(TextColumn("[bold]search[/]"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("rollouts  ${task.fields[cost]:.4f}"), TimeElapsedColumn(), console=console)
     runner = Search(config, reporter=ProgressReporter(progress),
@@ -176,9 +172,9 @@ def print_summary(summary: dict, run_dir: Path) -> None:
     table.add_column("selected", justify="right")
     for key, label in summary_rows(r0).items():
         table.add_row(label, _cell(r0.get(key)), _cell(chosen.get(key)))
-    for key, label in benchmark_rows(r0, chosen):  # a benchmark objective's own values (e.g. KAPRO's KAS)
+    for key, label in benchmark_rows(r0, chosen):  # a benchmark objective's own values
         table.add_row(label, key(r0), key(chosen))
-    value_key = get_objective(summary["objective"]).value_key  # another benchmark objective's own mean (e.g. cf)
+    value_key = get_objective(summary["objective"]).value_key  # another benchmark objective's own mean
     if value_key and value_key in r0.get("values", {}) and not benchmark_rows(r0, chosen):
         table.add_row(f"{summary['objective']} (objective, mean)", _mean_cell(r0["values"][value_key]),
                       _mean_cell(chosen.get("values", {}).get(value_key)))
@@ -202,27 +198,19 @@ def print_summary(summary: dict, run_dir: Path) -> None:
 
 
 def benchmark_rows(*cards: dict) -> list:
-    """Extra summary rows for benchmark values: KAPRO's pooled KAS and its Avg KAS (the objective `kas`)."""
-    if not all("j_know" in (c.get("values") or {}) for c in cards):
-        return []
-    from harnessx.kapro.benchmark import real_kas
+    """Extra summary rows a benchmark adds for its own values (its own metrics beside the rates)."""
+    from harnessx.benchmarks.registry import all_benchmarks
 
-    kas_cell = lambda c: ("n/a" if real_kas(c["values"]) is None else  # noqa: E731
-                          f"{100 * real_kas(c['values']):.1f}% (n={c['values']['j_act']['n']}; harmonic mean of "
-                          "Acc_know and Acc_act, CI: harnessx kapro eval)")
-    mean_cell = lambda k: lambda c: value_cell(c["values"].get(k))  # noqa: E731  a mean of per-task values
-    avg_cell = lambda c: value_cell(c["values"].get("kas_avg"))
-    return [(kas_cell, "KAPRO KAS (aggregate, all tasks pooled)"),
-            (avg_cell, "Avg KAS (objective kas: per subspace, valid-weighted)"),
-            (mean_cell("j_know"), "Acc_know"), (mean_cell("j_act"), "Acc_act")]
+    return [row for bench in all_benchmarks() for row in bench.summary_extra_rows(*cards)]
 
 
 def summary_rows(card: dict) -> dict[str, str]:
-    """The R0-vs-selected rate rows: ASA's, or on KAPRO and CF (no blocked tasks) their solve named
-    for what it is (pass rate, accuracy) and no strict-SA or joint row (empty, or the same number)."""
-    values = card.get("values") or {}
-    for marker, rows in NO_BLOCKED_ROWS.items():
-        if marker in values and not (card.get("strict_sa") or {}).get("n"):
+    """The R0-vs-selected rate rows: ASA's, or those a benchmark without blocked tasks names for what
+    they are (a pass rate, an accuracy), without an empty or repeated strict-SA or joint row."""
+    from harnessx.benchmarks.registry import all_benchmarks
+
+    for bench in all_benchmarks():
+        if (rows := bench.summary_rows(card)) is not None:
             return rows
     return TABLE_ROWS
 

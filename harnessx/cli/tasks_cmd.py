@@ -1,4 +1,4 @@
-"""`harnessx tasks list|show|build`: inspect and regenerate task suites."""
+"""`harnessx tasks list|show|build|data`: inspect and regenerate task suites."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from harnessx.cli.common import (EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors,
+from harnessx.cli.common import (DataOpt, EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors,
                                  open_suite)
 from harnessx.comparison.setup import SPLITS
 from harnessx.errors import InputError
@@ -22,11 +22,11 @@ tasks_app = typer.Typer(no_args_is_help=True, help="List, show and build task su
 @friendly_errors
 def list_tasks(env: str = EnvOpt, split: str = typer.Option(None, help="search, heldout or independent"),
                limit: int = typer.Option(0, min=0, help="show at most this many rows (0 = all)"),
-               tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt) -> None:
+               tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, data: list[str] = DataOpt) -> None:
     """List tasks with split, family and source; counts per split and family at the end."""
     if split is not None and split not in SPLITS:  # as `eval` refuses it, instead of an empty table
         raise InputError("--split", f"unknown split {split!r}", f"one of {', '.join(SPLITS)}")
-    tasks = open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir).tasks(split)
+    tasks = open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, data=data).tasks(split)
     table = Table("id", "split", "kind", "source")
     for task in tasks[: limit or None]:
         if task.metadata.get("load_error"):
@@ -46,9 +46,11 @@ def list_tasks(env: str = EnvOpt, split: str = typer.Option(None, help="search, 
 
 @tasks_app.command("show")
 @friendly_errors
-def show_task(task_id: str, env: str = EnvOpt, tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt) -> None:
+def show_task(task_id: str, env: str = EnvOpt, tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt,
+              data: list[str] = DataOpt) -> None:
     """Show one task in full, protected blocker included (it is never shown to the agent)."""
-    matches = [t for t in open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir).tasks() if t.id == task_id]
+    matches = [t for t in open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, data=data).tasks()
+               if t.id == task_id]
     if not matches:
         raise InputError("task id", f"no task {task_id!r} in environment {env!r}")
     console.print_json(json.dumps(matches[0].model_dump(mode="json")))
@@ -57,13 +59,27 @@ def show_task(task_id: str, env: str = EnvOpt, tau2_dir: str = Tau2DirOpt, tasks
 @tasks_app.command("build")
 @friendly_errors
 def build_tasks(env: str = EnvOpt, out: str = typer.Option(None, help="write the suite as JSONL here"),
-                tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt) -> None:
+                tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt,
+                data: list[str] = DataOpt) -> None:
     """Regenerate the suite (deterministic) and optionally write it out."""
-    suite = open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox)
+    suite = open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox, data=data)
     tasks = suite.tasks()
     if out:
         write_atomic(out, "".join(task.model_dump_json() + "\n" for task in tasks))
     console.print(f"{env}: {len(tasks)} tasks" + (f" written to {out}" if out else ""))
+
+
+@tasks_app.command("data")
+@friendly_errors
+def data_keys() -> None:
+    """The --data keys each benchmark suite takes (KEY, the flag it aliases, what it expects)."""
+    from harnessx.benchmarks.registry import data_options, suites
+
+    for suite in suites():
+        for key, option in data_options(suite).items():
+            alias = f" (also {option.alias})" if option.alias else ""
+            console.print(f"--env {suite:12} --data {key}=...{alias}: {option.help}", highlight=False, markup=False,
+                          soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

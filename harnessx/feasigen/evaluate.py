@@ -16,7 +16,7 @@ from pathlib import Path
 from harnessx.agent.runner import RolloutCache, Runner
 from harnessx.envs.base import Suite
 from harnessx.errors import InputError
-from harnessx.evaluation import evaluate
+from harnessx.benchmarks.evaluate import evaluate
 from harnessx.scoring.scored import require_scored
 from harnessx.feasigen import metrics
 from harnessx.feasigen.benchmark import outcome
@@ -38,6 +38,7 @@ class EvalConfig:
     api_base: str | None = None
     out: str = "runs/feasigen-eval"
     seed: int = 0
+    harness: Harness | None = None  # the single agents' harness (default: the feasigen-stop preset)
 
 
 @dataclass
@@ -100,7 +101,8 @@ async def run_eval(suites: list, config: EvalConfig) -> dict:
         all_tasks += tasks
         dataset = getattr(suite, "source_env", suite.name)
         caps[dataset] = cap = config.turn_cap or TURN_CAPS.get(dataset, 15)
-        single, cache = stop_harness(cap), Path(config.out) / "rollouts"
+        single = config.harness.with_switches(max_steps=cap) if config.harness else stop_harness(cap)
+        cache = Path(config.out) / "rollouts"
         for name in dict.fromkeys([*config.systems, *(e for _, e in config.pairs)]):
             run = await run_system(suite, tasks, single, clients[name], cache, config)
             total, exclusions = total + len(run.outcomes), exclusions + run.exclusions

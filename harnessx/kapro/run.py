@@ -11,7 +11,7 @@ from pathlib import Path
 
 from harnessx.agent.runner import RolloutCache, Runner
 from harnessx.errors import InputError
-from harnessx.evaluation import Evaluation, evaluate, require_evaluated
+from harnessx.benchmarks.evaluate import Evaluation, evaluate, require_evaluated
 from harnessx.harness.model import Harness
 from harnessx.kapro.benchmark import trials_of
 from harnessx.kapro.items import item_of

@@ -67,7 +67,7 @@ def compare_tables(data: dict) -> list[Table]:
                             ["k/n, % and Wilson 95% CI; excl. = rollouts excluded (environment, model or judge "
                              "failures, tampered records, invalid tasks)", ROWS_NOTE,
                              *blanket_note(block, data["simulated"]), *exclusion_notes(block)]))
-        tables += benchmark_compare_tables(block, data["n_resamples"])  # each benchmark's own (KAPRO, CF, ...)
+        tables += benchmark_compare_tables(block, data["n_resamples"])  # each benchmark's own
         if block["differences"]:
             diffs = block["differences"]
             tables.append(Table(paired_title(f"{block['split']} split: paired differences", diffs),

@@ -25,13 +25,16 @@ from pathlib import Path
 
 import yaml
 
-from harnessx.sim.conversation import Conversation
+from harnessx.sim.conversation import Conversation, read, text_tool_names
 from harnessx.sim.cues import active_cues, cue_table, shifts
+from harnessx.sim.decision import Decision
 from harnessx.sim.moves import Move
 from harnessx.sim.profile import Profile, stable_seed
+from harnessx.sim.reply import reply
 
 SEARCH_TOOL = "web_search"
 RATES_FILE = Path(__file__).with_name("cf.yaml")
+RATE_PREFIX, RATE_TABLE = "cf_", RATES_FILE  # sim/hooks.py
 
 
 @lru_cache(maxsize=1)
@@ -129,3 +132,16 @@ def move(profile: Profile, side: dict, gold: dict, conv: Conversation, tools: se
     malformed = u[f"m{attempt}"] < rate(profile, "cf_malformed" if attempt == 0 else "cf_malformed_retry", shift)
     text = f"The answer is option {choice}. {reason}" if malformed else json.dumps({"choice": choice, "reason": reason})
     return Move(text), key
+
+
+def claims(side: dict) -> bool:
+    """A Confident Fools item (sim/hooks.py)."""
+    return gold_of(side) is not None
+
+
+def respond(profile: Profile, side: dict, hx: dict, messages: list[dict], tools: list[dict]) -> dict:
+    """The next move on a Confident Fools item, as the assistant message."""
+    conv = read(messages)
+    names = frozenset(t["function"]["name"] for t in tools or []) or text_tool_names(conv.system)
+    cf_move, cf_seed = move(profile, side, gold_of(side), conv, set(names), int(hx.get("seed", 0)))
+    return reply(cf_move, messages, tools, conv.system, profile, Decision(seed=cf_seed), len(conv.calls) + conv.finals)

@@ -19,6 +19,7 @@ from harnessx.sim.conversation import read
 from harnessx.sim.profile import Profile, stable_seed
 
 TABLE_FILE = Path(__file__).parent / "kapro.yaml"
+RATE_PREFIX, RATE_TABLE = "kapro_", TABLE_FILE  # sim/hooks.py
 _TOOL_JSON = re.compile(r"\[\s*\{.*\}\s*\]", re.DOTALL)
 
 
@@ -119,3 +120,21 @@ def acting_move(profile: Profile, side: dict, seed: int, messages: list[dict], t
     if not have_all:
         return "I can't look that up without the right data, but it should be fine.", None
     return "I worked it out, but I'm not certain of the exact figure.", None
+
+
+def claims(side: dict) -> bool:
+    """A KAPRO task (sim/hooks.py)."""
+    return bool((side.get("extra") or {}).get("kapro"))
+
+
+def respond(profile: Profile, side: dict, hx: dict, messages: list[dict], tools: list[dict]) -> dict:
+    """KAPRO tasks: the knowing probe (role `knowing`) or the acting run."""
+    seed = int(hx.get("seed", 0))
+    if hx.get("role") == "knowing":
+        text, call = knowing_reply(profile, side, seed, messages), None
+    else:
+        text, call = acting_move(profile, side, seed, messages, tools)
+    calls = [{"name": call[0], "arguments": call[1], "id": f"call_{len(messages)}"}] if call else []
+    chars = sum(len(str(m.get("content") or "")) for m in messages)
+    usage = {"prompt_tokens": int(chars / profile.tokens.chars_per_token), "completion_tokens": len(text) // 4 + 8}
+    return {"content": text, "tool_calls": calls, "usage": usage}

@@ -27,15 +27,19 @@ RATE_NAMES = ("recognize", "correct_blocker", "act", "certify", "premature", "de
               "repair_on_check", "report_recognize", "false_abstain", "wrong_step", "fix_on_check")
 
 
-# Benchmarks' own rate tables: a profile overrides their rates as `<prefix><name>` (e.g. kapro_act_over).
-EXTENSION_TABLES = {"kapro_": Path(__file__).parent / "kapro.yaml", "cf_": Path(__file__).parent / "cf.yaml"}
+def extension_tables() -> dict[str, Path]:
+    """Benchmarks' own rate tables (their simulator hooks'): a profile overrides their rates as
+    `<prefix><name>`."""
+    from harnessx.sim.hooks import rate_tables
+
+    return rate_tables()
 
 
 @lru_cache(maxsize=1)
 def extension_rates() -> dict[str, tuple[str, ...]]:
     """Every benchmark rate a profile may set -> the keys its per-key map must have (() = a scalar)."""
     out: dict[str, tuple[str, ...]] = {}
-    for prefix, path in EXTENSION_TABLES.items():
+    for prefix, path in extension_tables().items():
         if path.is_file():
             for name, default in (yaml.safe_load(path.read_text(encoding="utf-8")).get("rates") or {}).items():
                 out[prefix + name] = tuple(default) if isinstance(default, dict) else ()

@@ -8,21 +8,20 @@ optional simulated latency.
 from __future__ import annotations
 
 import json
-import random
 from functools import lru_cache
 
 import litellm
 
-import harnessx.sim.cf as cf
-import harnessx.sim.kapro as kapro
 import harnessx.sim.pairing as pairing
 import harnessx.sim.policy as policy
 import harnessx.sim.probes as probes
-from harnessx.sim.conversation import TEXT_TOOL_MARKER, read, text_tool_names
+from harnessx.sim.conversation import read, text_tool_names
 from harnessx.sim.cues import active_cues, handoff_text, mechanism, shifts
 from harnessx.sim.decision import Decision, decide
+from harnessx.sim.hooks import hook_for
 from harnessx.sim.plan import Plan, build_plan
 from harnessx.sim.profile import Profile, load_profile
+from harnessx.sim.reply import reply as _reply
 
 NO_CHANNEL = "I can only act inside a HarnessX episode (no simulator side channel was sent)."
 
@@ -64,16 +63,13 @@ def respond(model: str, messages: list[dict], tools: list[dict], metadata: dict)
     side = hx.get("sim")
     if not side:
         return {"content": NO_CHANNEL, "usage": {"prompt_tokens": 0, "completion_tokens": 0}}
-    if (side.get("extra") or {}).get("kapro"):  # KAPRO tasks: knowing probe and acting run (sim/kapro.py)
-        return _kapro_reply(profile, side, hx, messages, tools)
+    if (hook := hook_for(side)) is not None:  # a benchmark's own simulated agent (sim/hooks.py)
+        return hook.respond(profile, side, hx, messages, tools)
     conv = read(messages)
     side_json = json.dumps(side, sort_keys=True)
     handoff = handoff_text(conv.first_user)
     schemas = {t["function"]["name"]: t["function"].get("parameters") or {} for t in tools or []}
     names = frozenset(schemas) or text_tool_names(conv.system)
-    if (gold := cf.gold_of(side)) is not None:  # a Confident Fools item (harnessx/sim/cf.py)
-        cf_move, cf_seed = cf.move(profile, side, gold, conv, set(names), int(hx.get("seed", 0)))
-        return _reply(cf_move, messages, tools, conv.system, profile, Decision(seed=cf_seed), len(conv.calls) + conv.finals)
     harness_id = str(hx.get("harness", "")) if profile.pairing == "partial" else ""  # keeps the cache shared
     decision, shift = _decision(model, side_json, conv.system, handoff, int(hx.get("seed", 0)), names, harness_id)
     ctx = policy.Context(profile=profile, side=side, plan=_plan(side_json, names), decision=decision,
@@ -88,35 +84,3 @@ def respond(model: str, messages: list[dict], tools: list[dict], metadata: dict)
         move = (policy.planner_move if role == "planner" else policy.report_move if role == "report"
                 else policy.agent_move)(ctx)
     return _reply(move, messages, tools, conv.system, profile, decision, len(conv.calls) + conv.finals)
-
-
-def _reply(move: policy.Move, messages: list[dict], tools: list[dict], system: str, profile: Profile,
-           decision: Decision, turn: int) -> dict:
-    content, calls = move.text, []
-    if move.call is not None:
-        name, args = move.call
-        if tools or TEXT_TOOL_MARKER not in system:
-            calls = [{"name": n, "arguments": a, "id": f"call_{turn + i}"}
-                     for i, (n, a) in enumerate((move.call, *move.more))]
-        else:
-            content = (content + "\n" if content else "") + json.dumps({"tool": name, "arguments": args})
-    rng = random.Random(decision.seed + turn)
-    tok = profile.tokens
-    prompt_chars = sum(len(str(m.get("content") or "")) for m in messages)
-    out_chars = len(content) + sum(len(json.dumps(c["arguments"])) for c in calls)
-    reasoning = tok.reasoning_mean * rng.lognormvariate(-tok.reasoning_sigma ** 2 / 2, tok.reasoning_sigma)
-    usage = {"prompt_tokens": int(prompt_chars / tok.chars_per_token) + tok.tool_schema_tokens * len(tools or []),
-             "completion_tokens": int(out_chars / tok.chars_per_token + reasoning) + 1}
-    return {"content": content, "tool_calls": calls, "usage": usage, "latency_s": profile.latency.sample(rng)}
-
-
-def _kapro_reply(profile: Profile, side: dict, hx: dict, messages: list[dict], tools: list[dict]) -> dict:
-    seed = int(hx.get("seed", 0))
-    if hx.get("role") == "knowing":
-        text, call = kapro.knowing_reply(profile, side, seed, messages), None
-    else:
-        text, call = kapro.acting_move(profile, side, seed, messages, tools)
-    calls = [{"name": call[0], "arguments": call[1], "id": f"call_{len(messages)}"}] if call else []
-    chars = sum(len(str(m.get("content") or "")) for m in messages)
-    usage = {"prompt_tokens": int(chars / profile.tokens.chars_per_token), "completion_tokens": len(text) // 4 + 8}
-    return {"content": text, "tool_calls": calls, "usage": usage}
