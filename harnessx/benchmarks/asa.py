@@ -5,15 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from harnessx.agent.result import RolloutResult
+from harnessx.benchmarks.base import Benchmark
 from harnessx.formatting.table import Table
-from harnessx.scoring import Judge, Scorecard, TaskScore, score_rollout
+from harnessx.scoring import DeterministicJudge, Judge, Scorecard, TaskScore, score_rollout
 from harnessx.scoring.objective import Objective
 from harnessx.tasks import Task
 from harnessx.trajectory import Trajectory
 
 
-class ASA:
+class ASA(Benchmark):
     name = "asa"
+    headline = ("strict_sa", "relaxed_sa", "solve", "false_abstention", "joint")
     objectives = {
         "sa": Objective("sa", ("blocked",), description="strict SA on the blocked search tasks (digest §1.5 Eq. 7)"),
         "joint": Objective("joint", ("blocked", "feasible"),
@@ -22,6 +24,9 @@ class ASA:
                                  description="joint, but a solved feasible task counts only without a false "
                                              "abstention (acting, then deferring, is no success)"),
     }
+
+    def judge_name(self, task: Task, judge: Judge | None) -> str:
+        return "none" if task.feasible else (judge or DeterministicJudge()).name
 
     def score(self, task: Task, trajectory: Trajectory, result: RolloutResult, judge: Judge | None) -> TaskScore:
         return score_rollout(task, trajectory, result, judge)

@@ -21,12 +21,24 @@ from harnessx.trajectory import Trajectory
 
 @runtime_checkable
 class Benchmark(Protocol):
+    """A benchmark may derive from this class to inherit the defaulted members (`headline`,
+    `judge_name`); `score`, `metrics` and `compare_tables` it must define."""
+
     name: str
     objectives: dict[str, Objective]
+    # the metrics a search summarises per round and in its provenance: Scorecard rate names or keys of
+    # the per-trial `values` (a search over this benchmark's tasks reports these, in this order)
+    headline: tuple[str, ...] = ()
 
     def score(self, task: Task, trajectory: Trajectory, result: RolloutResult, judge: Judge | None) -> TaskScore:
-        """One trial: invalid (env failure, tampered, judge failure) or its gates and `values`."""
+        """One valid trial (never an excluded one: `registry.score_trial` names an environment or model
+        failure and a tampered rollout before a benchmark sees it): its gates and `values`, or invalid
+        for a reason of the benchmark's own (a judge failure, an unparseable answer)."""
         ...
+
+    def judge_name(self, task: Task, judge: Judge | None) -> str:
+        """The judge this benchmark scores `task` with (recorded on each of its TaskScores)."""
+        return judge.name if judge is not None else ""
 
     def metrics(self, scores: list[TaskScore], tasks: list[Task]) -> dict[str, Any]:
         """The benchmark's aggregate metrics, each with its valid n and an interval (JSON-able)."""

@@ -32,6 +32,7 @@ from harnessx.search.certify import CertifyConfig, claim_line, claim_metrics, se
 from harnessx.search.config import SearchConfig
 from harnessx.search.uris import check_stores
 from harnessx.search.distributed import search_executor
+from harnessx.search.headline import headline_metric, headline_of
 from harnessx.search.objectives import check_measured, get_objective
 from harnessx.search.proposers import Proposal, Proposer, RoundContext, make_proposer
 from harnessx.search.mlflow_traces import RolloutBatch, pick
@@ -44,7 +45,6 @@ from harnessx.tasks import suite_hash
 
 CHECKPOINT_VERSION = 1
 TRAJECTORIES_PER_CANDIDATE = 3
-HEADLINE = ("strict_sa", "relaxed_sa", "solve", "false_abstention", "joint")
 
 
 class Reporter(Protocol):
@@ -89,6 +89,7 @@ class Search:
         self.suite = suite or get_suite(config.env, **config.suite_options)
         self.tasks = select_tasks(self.suite.tasks("search"), config.sources, config.task_ids)
         check_measured(self.objective, self.tasks, config.env)
+        self.headline = headline_of(self.tasks)  # the metrics each round reports: its benchmark's
         self.certify = certify or CertifyConfig()  # the claim at the end: where and on how many seeds
         self.certify.tasks(self.suite, self.objective)  # a named split without tasks fails before any rollout
         self.model = ModelClient(config.model, api_base=config.api_base, temperature=config.temperature,
@@ -241,7 +242,7 @@ class Search:
             entry["unconfirmed"] = incumbent.hash != confirmed.hash  # `stack`: a working incumbent, on the tasks it has
             state["curve"].append(entry)
             if tracker:
-                tracker.round(round_no, {f"incumbent_{k}": entry[k]["value"] for k in (*HEADLINE, "objective")})
+                tracker.round(round_no, {f"incumbent_{k}": entry[k]["value"] for k in (*self.headline, "objective")})
             state["round"] = round_no
             self._checkpoint(state, arena)
             self._replan(arena, round_no)
@@ -346,7 +347,7 @@ class Search:
         return {"round": round_no, "incumbent": evaluation.harness.hash, "accepted": accepted,
                 "objective": self.objective.rate(card).to_dict(),
                 "best_proposal": self.objective.rate(best.scorecard).to_dict() if best else None,
-                **{k: getattr(card, k).to_dict() for k in HEADLINE},
+                **{k: headline_metric(card, k).to_dict() for k in self.headline},
                 "failure_modes": dict(card.failure_modes),
                 "per_family_relaxed_sa": {f: g["relaxed_sa"].value for f, g in card.per_family.items()},
                 "output_tokens": card.output_tokens.to_dict(),
@@ -360,7 +361,7 @@ class Search:
     def _finish(self, state: dict, arena: Arena, r0: Evaluation, selected: Evaluation, incumbent: Harness,
                 tracker: MlflowTracker | None, history: list[dict], wall_s: float, claim: dict) -> SearchResult:
         c = self.config
-        scores = {k: getattr(selected.scorecard, k).to_dict() for k in HEADLINE}
+        scores = {k: headline_metric(selected.scorecard, k).to_dict() for k in self.headline}
         provenance = {"search": c.run_name, "round": state["incumbent_round"], "objective": self.objective.name,
                       "objective_value": self.objective.rate(selected.scorecard).to_dict(), "scores": scores,
                       "env": c.env, "split": "search", "seeds": c.seeds, "model": c.model,
@@ -387,7 +388,7 @@ class Search:
         self._checkpoint(state, arena)
         if tracker:
             tracker.finish(self.dir / "summary.json", self.dir / "selected.yaml",
-                           {**{f"r0_{k}": getattr(r0.scorecard, k).value for k in HEADLINE},
-                            **{f"selected_{k}": getattr(selected.scorecard, k).value for k in HEADLINE},
+                           {**{f"r0_{k}": headline_metric(r0.scorecard, k).value for k in self.headline},
+                            **{f"selected_{k}": headline_metric(selected.scorecard, k).value for k in self.headline},
                             "rollouts": arena.rollouts, "cost_usd": arena.cost, **claim_metrics(claim)})
         return SearchResult(self.dir.path, r0, selected, summary, history)
