@@ -78,7 +78,7 @@ async def main(args: argparse.Namespace) -> None:
     if out.exists():
         shutil.rmtree(out)
     folder = Path(tempfile.mkdtemp())
-    cfg = SearchConfig(objective="joint", env="starter", model="local/smollm2", rounds=args.rounds,
+    cfg = SearchConfig.of(objective="joint", env="starter", model="local/smollm2", rounds=args.rounds,
                        proposals=args.proposals, space=space_file(folder, args.tool_format, args.max_steps, args.max_tokens, args.few_shot),
                        runs_dir=str(out), tracking_uri=None, concurrency=args.concurrency, sources=args.sources,
                        epochs=args.epochs, name="search")

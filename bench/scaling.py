@@ -137,7 +137,7 @@ def main() -> None:
     def mode(label: str, n_workers: int, name: str | None = None, **cfg) -> None:
         name = name or label.replace(" ", "").replace(",", "-")
         # a runs folder per mode: modes sharing one would be served from the first mode's rollout cache
-        wall, summary, startup = run_search(SearchConfig(**base, runs_dir=str(tmp / f"runs-{name}"), name=name, **cfg))
+        wall, summary, startup = run_search(SearchConfig.of(**base, runs_dir=str(tmp / f"runs-{name}"), name=name, **cfg))
         rows.append((label, n_workers, wall, summary, startup))
         print(f"  {label:24} {wall:7.1f}s  (+{startup:.1f}s pool start-up)  selected {summary['selected']['hash']}",
               flush=True)

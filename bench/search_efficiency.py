@@ -186,7 +186,7 @@ class Composing(Proposer):
 
 def run_search(rule: str, seed: int, suite, args, tmp: Path, cache: Path, model: str, truth: Truth | None = None):
     # the bounds bring their own rule object (its name goes into the run's config record)
-    config = SearchConfig(objective="joint", env=suite.name, model=model, seed=seed,
+    config = SearchConfig.of(objective="joint", env=suite.name, model=model, seed=seed,
                           accept=rule if rule in RULES.values() else "greedy", rounds=args.rounds, proposals=args.proposals, runs_dir=str(tmp), name=f"{rule}-{seed}",
                           tracking_uri=None)
     options = {"sequential": args.sequential, "stack": args.stack}.get(rule, {})

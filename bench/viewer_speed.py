@@ -32,7 +32,7 @@ LONG_KEY = "5e5e5e5e5e5e5e5e5e5e5e5e"
 
 
 def make_search(runs: Path, rounds: int, proposals: int) -> Path:
-    config = SearchConfig(objective="joint", env="retail", accept="greedy", rounds=rounds, proposals=proposals,
+    config = SearchConfig.of(objective="joint", env="retail", accept="greedy", rounds=rounds, proposals=proposals,
                           runs_dir=str(runs), name="big", tracking_uri=None, concurrency=16)
     asyncio.run(Search(config).run())
     return runs / "big"

@@ -54,7 +54,7 @@ def test_a_search_refuses_an_objective_its_tasks_do_not_measure(tmp_path):
     from harnessx.envs.toy import ToySuite
     from harnessx.search import Search, SearchConfig
 
-    cfg = SearchConfig(objective="kas", env="toy", runs_dir=str(tmp_path), tracking_uri=None)
+    cfg = SearchConfig.of(objective="kas", env="toy", runs_dir=str(tmp_path), tracking_uri=None)
     with pytest.raises(InputError, match="'kas' is not measured by any search task of --env toy"):
         Search(cfg, suite=ToySuite(2))
     assert not (tmp_path / "kas-toy").exists()

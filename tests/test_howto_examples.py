@@ -103,8 +103,8 @@ def test_the_margin_rule_runs_through_the_cli_with_its_alpha(tmp_path, monkeypat
 
 
 def test_the_checklist_proposer_and_margin_rule_search_from_python_and_export_through_the_cli(tmp_path):
-    config = harnessx.SearchConfig(env="toy", rounds=2, proposals=2, runs_dir=str(tmp_path), tracking_uri=None,
-                                   name="checklist")
+    config = harnessx.SearchConfig.of(env="toy", rounds=2, proposals=2, runs_dir=str(tmp_path), tracking_uri=None,
+                                      name="checklist")
     rule = MarginRule(alpha=0.05, margin=0.05)
     result = asyncio.run(harnessx.Search(config, suite=ToySuite(n_sources=20), proposer=ChecklistProposer(),
                                          acceptance=rule).run())

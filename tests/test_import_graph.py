@@ -3,9 +3,14 @@
 The graph is read from the source with `ast`: every `import harnessx...` and `from ... import ...`
 (absolute or relative) anywhere in a module, inside functions too (a lazy import is an arrow like any
 other). Imports under `if TYPE_CHECKING:` count as well: a type named across a circle is the same
-tangle as a call across it. `from pkg import name` is an arrow to `pkg.name` when that is a module,
-else to `pkg` (its `__init__`). Strings handed to `importlib` (the lazy provider and environment
-tables) are not arrows: they are the registries through which a lower layer finds its plug-ins.
+tangle as a call across it. Importing `pkg.mod` runs `pkg/__init__.py` first, so an import of a
+module is an arrow to the module AND to every package above it, except the packages the importer
+itself sits in (their `__init__` is already running or done when it runs). `from pkg import name`
+reads the package's namespace: an arrow to `pkg` (its `__init__`) always, and to `pkg.name` when that
+is a module; so a module that names its own package (`from harnessx.sim import turns` inside
+`harnessx.sim`) imports that package's `__init__`, which may import it back. Strings handed to
+`importlib` (the lazy provider and environment tables) are not arrows: they are the registries
+through which a lower layer finds its plug-ins.
 
 The layers, bottom up (docs/architecture.md): a module may import its own layer and the layers
 below it, never one above.
@@ -57,6 +62,26 @@ def modules(root: Path = PACKAGE) -> dict[str, tuple[Path, bool]]:
     return found
 
 
+def enclosing(name: str) -> list[str]:
+    """The packages whose `__init__` runs before module `name` does, below the root `harnessx`."""
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(2, len(parts))]
+
+
+def named(node: ast.AST, package: str) -> list[tuple[str, list[str]]]:
+    """(module named, names taken from it) for each harnessx import of one statement."""
+    if isinstance(node, ast.Import):
+        return [(alias.name, []) for alias in node.names if alias.name.split(".")[0] == "harnessx"]
+    if not isinstance(node, ast.ImportFrom):
+        return []
+    if node.level:
+        base_parts = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+        base = ".".join(base_parts + ([node.module] if node.module else []))
+    else:
+        base = node.module or ""
+    return [(base, [alias.name for alias in node.names])] if base.split(".")[0] == "harnessx" else []
+
+
 def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
     """module -> the harnessx modules it imports."""
     found = modules(root)
@@ -70,24 +95,19 @@ def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
     for module, (path, is_package) in found.items():
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         package = module if is_package else module.rpartition(".")[0]
-        targets: set[str | None] = set()
+        own = {module, *enclosing(module)}  # already initialising when this module runs
+
+        def imported(name: str | None) -> set[str]:
+            """Importing `name` runs it and the `__init__` of each package above it not yet running."""
+            return {name, *(p for p in enclosing(name) if p not in own and p in found)} if name else set()
+
+        targets: set[str] = set()
         for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                targets.update(known(alias.name) for alias in node.names if alias.name.split(".")[0] == "harnessx")
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base_parts = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                    base = ".".join(base_parts + ([node.module] if node.module else []))
-                else:
-                    base = node.module or ""
-                if base.split(".")[0] != "harnessx":
-                    continue
-                for alias in node.names:
-                    sub = f"{base}.{alias.name}"
-                    targets.add(sub if sub in found else known(base))
-        targets.discard(None)
+            for base, names in named(node, package):
+                targets |= imported(known(base))  # its namespace is read, even when it is the own package
+                targets.update(*(imported(f"{base}.{name}") for name in names if f"{base}.{name}" in found))
         targets.discard(module)
-        graph[module] = {t for t in targets if t is not None}
+        graph[module] = targets
     return graph
 
 
@@ -180,6 +200,28 @@ def test_the_graph_sees_lazy_relative_and_from_imports(tmp_path):
     (pkg / "d.py").write_text("import harnessx.a.b as alias\n")
     graph = import_graph(pkg)
     assert graph == {"harnessx": set(), "harnessx.a": {"harnessx.a.b"}, "harnessx.a.b": {"harnessx.c"},
-                     "harnessx.c": {"harnessx.a", "harnessx.a.b"}, "harnessx.d": {"harnessx.a.b"}}
+                     "harnessx.c": {"harnessx.a", "harnessx.a.b"}, "harnessx.d": {"harnessx.a", "harnessx.a.b"}}
     assert circles(graph) == [["harnessx.a", "harnessx.a.b", "harnessx.c"]]
     assert cycle_in(["harnessx.a.b", "harnessx.c"], graph) == ["harnessx.a.b", "harnessx.c", "harnessx.a.b"]
+
+
+def test_a_circle_through_a_package_init_is_found(tmp_path):
+    """`from harnessx.p import m` runs `p/__init__.py`, and so does importing any module inside `p`."""
+    pkg = tmp_path / "harnessx"
+    (pkg / "p").mkdir(parents=True)
+    (pkg / "s").mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "p" / "__init__.py").write_text("from harnessx.q import thing\n")  # the package imports q ...
+    (pkg / "p" / "m.py").write_text("")
+    (pkg / "q.py").write_text("from harnessx.p import m\n")  # ... and q imports a module of the package
+    (pkg / "s" / "__init__.py").write_text("from harnessx.s.turns import add\n")
+    (pkg / "s" / "turns.py").write_text("def add(): ...\n")
+    (pkg / "s" / "policy.py").write_text("from harnessx.s import turns\n")  # names its own package
+    (pkg / "s" / "ok.py").write_text("from harnessx.s.turns import add\n")  # by module path: no arrow to s
+    graph = import_graph(pkg)
+    assert graph["harnessx.q"] == {"harnessx.p", "harnessx.p.m"}
+    assert graph["harnessx.s.policy"] == {"harnessx.s", "harnessx.s.turns"}
+    assert graph["harnessx.s.ok"] == {"harnessx.s.turns"}
+    assert circles(graph) == [["harnessx.p", "harnessx.q"]]
+    (pkg / "s" / "__init__.py").write_text("from harnessx.s.policy import turns\n")
+    assert ["harnessx.s", "harnessx.s.policy"] in circles(import_graph(pkg))

@@ -87,12 +87,12 @@ def test_llm_pass_judge_through_litellm(tmp_path):
 @pytest.mark.slow
 def test_kas_search_runs_and_compare_reads_it_next_to_an_asa_search(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    kas_run = Search(SearchConfig(objective="kas", env="kapro", space="kapro", rounds=1, proposals=1,
+    kas_run = Search(SearchConfig.of(objective="kas", env="kapro", space="kapro", rounds=1, proposals=1,
                                   runs_dir="runs", tracking_uri=None))
     result = __import__("asyncio").run(kas_run.run())
     summary = json.loads((result.run_dir / "summary.json").read_text())
     assert summary["objective"] == "kas" and "kas_task" in summary["r0"]["scorecard"]["values"]
-    sa_run = Search(SearchConfig(objective="sa", env="toy", rounds=1, proposals=1, runs_dir="runs", tracking_uri=None))
+    sa_run = Search(SearchConfig.of(objective="sa", env="toy", rounds=1, proposals=1, runs_dir="runs", tracking_uri=None))
     __import__("asyncio").run(sa_run.run())
     # the ASA-selected harness (and the KAS-selected one) on KAPRO: KAS next to ASA metrics
     out = invoke("compare", "runs/kas-kapro", "runs/sa-toy", "--env", "kapro", "--no-r0", "--resamples", "200",

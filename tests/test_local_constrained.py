@@ -34,7 +34,7 @@ def trajectories(run_dir) -> list[Trajectory]:
 async def test_tiny_real_search_with_constrained_calls_calls_an_offered_tool(tmp_path):
     from harnessx.search import Search, SearchConfig
 
-    cfg = SearchConfig(objective="joint", env="starter", model="local/smollm2", rounds=1, proposals=1,
+    cfg = SearchConfig.of(objective="joint", env="starter", model="local/smollm2", rounds=1, proposals=1,
                        space=space_file(tmp_path, "constrained"), runs_dir=str(tmp_path / "runs"), tracking_uri=None,
                        concurrency=2, sources=1, name="tiny")
     result = await Search(cfg).run()
@@ -55,7 +55,7 @@ async def test_one_llm_proposer_round_against_the_served_model_never_crashes(tmp
     from harnessx.search import Search, SearchConfig
 
     with serve("smollm2") as server:
-        cfg = SearchConfig(objective="joint", env="starter", model="sim/baseline", proposer="llm",
+        cfg = SearchConfig.of(objective="joint", env="starter", model="sim/baseline", proposer="llm",
                            meta_model="openai/smollm2", meta_api_base=server.url, rounds=1, proposals=1,
                            space=space_file(tmp_path, "native"), runs_dir=str(tmp_path / "runs"), tracking_uri=None,
                            concurrency=4, sources=1, name="llm-round")

@@ -51,7 +51,7 @@ async def test_tiny_search_records_trials_in_optuna_and_mlflow(tmp_path):
     from harnessx.search import Search, SearchConfig
 
     uri = f"sqlite:///{tmp_path}/mlruns/mlflow.db"
-    cfg = SearchConfig(objective="joint", env="toy", model="local/smollm2", rounds=2, proposals=2,
+    cfg = SearchConfig.of(objective="joint", env="toy", model="local/smollm2", rounds=2, proposals=2,
                        space=space_file(tmp_path), runs_dir=str(tmp_path / "runs"), tracking_uri=uri,
                        concurrency=2, name="local-tiny")
     suite = EightToyTasks()

@@ -106,7 +106,7 @@ def test_a_nas_search_runs_only_ok_items_and_reports_nas(tmp_path, monkeypatch):
     from harnessx.search import Search, SearchConfig
 
     monkeypatch.chdir(tmp_path)
-    result = asyncio.run(Search(SearchConfig(objective="nas", env="cf", rounds=1, proposals=1, runs_dir="runs",
+    result = asyncio.run(Search(SearchConfig.of(objective="nas", env="cf", rounds=1, proposals=1, runs_dir="runs",
                                              tracking_uri=None)).run())
     summary = json.loads((result.run_dir / "summary.json").read_text())
     ok = [t for t in CFSuite().tasks("search") if t.metadata["item"]["type"] == "OK"]

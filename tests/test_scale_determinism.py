@@ -39,17 +39,17 @@ def test_one_process_ray_and_postgres_workers_select_the_same_harness_with_the_s
     # rollout cache (every command shares `<runs dir>/cache`) and run nothing on Ray or the workers
     base = dict(objective="joint", env="toy", model=fixed_latency_model(tmp_path), rounds=2, proposals=2, seed=0,
                 tracking_uri=None)
-    one = _search(SearchConfig(**base, name="one", runs_dir=str(tmp_path / "runs-one")))
+    one = _search(SearchConfig.of(**base, name="one", runs_dir=str(tmp_path / "runs-one")))
 
     ray_cfg = dict(base, name="ray", executor="ray", workers=4, runs_dir=str(tmp_path / "runs-ray"))
-    _search(SearchConfig(**{**ray_cfg, "rounds": 1}))                 # interrupted after round 1 ...
-    on_ray = _search(SearchConfig(**ray_cfg), resume=True)           # ... resumed on Ray to round 2
+    _search(SearchConfig.of(**{**ray_cfg, "rounds": 1}))                 # interrupted after round 1 ...
+    on_ray = _search(SearchConfig.of(**ray_cfg), resume=True)           # ... resumed on Ray to round 2
 
     pg_cfg = dict(base, name="pg", executor="queue", storage=pg_url, runs_dir=str(tmp_path / "runs-pg"))
-    first = _search(SearchConfig(**{**pg_cfg, "rounds": 1, "workers": 1}))  # the search works its own queue
+    first = _search(SearchConfig.of(**{**pg_cfg, "rounds": 1, "workers": 1}))  # the search works its own queue
     procs = workers(2, str(tmp_path / "runs-pg" / "pg"))
     try:                                                             # resumed: it only decides; 2 workers run
-        on_pg = _search(SearchConfig(**{**pg_cfg, "workers": 0}), resume=True)
+        on_pg = _search(SearchConfig.of(**{**pg_cfg, "workers": 0}), resume=True)
         outputs = [w.communicate(timeout=120)[0] for w in procs]  # they stop once the search is done
     finally:
         for w in procs:

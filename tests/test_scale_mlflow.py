@@ -50,7 +50,7 @@ def mlflow_server(tmp_path, pg_databases):
 def test_runs_from_several_workers_land_under_one_parent(tmp_path, pg_url, mlflow_server):
     from mlflow import MlflowClient
 
-    config = SearchConfig(objective="joint", env="toy", model=fixed_latency_model(tmp_path), rounds=1, proposals=2,
+    config = SearchConfig.of(objective="joint", env="toy", model=fixed_latency_model(tmp_path), rounds=1, proposals=2,
                           runs_dir=str(tmp_path / "runs"), name="team", tracking_uri=mlflow_server,
                           executor="queue", storage=pg_url, workers=0)  # the search only decides
     procs = workers(2, "--storage", pg_url, "--study", "team")     # as on machines without the run dir

@@ -120,7 +120,7 @@ def test_a_search_on_a_ray_start_head_selects_what_one_process_selects(tmp_path,
     on_head = _search(tmp_path, "head", _ray_env(token), "--executor", "ray", "--ray-address", address,
                       "--workers", "2")
     assert on_head.returncode == 0, on_head.stdout[-3000:] + on_head.stderr[-3000:]
-    asyncio.run(Search(SearchConfig(objective="joint", env="toy", model=fixed_latency_model(tmp_path), rounds=1,
+    asyncio.run(Search(SearchConfig.of(objective="joint", env="toy", model=fixed_latency_model(tmp_path), rounds=1,
                                     proposals=2, seed=0, tracking_uri=None, name="one",
                                     runs_dir=str(tmp_path / "runs-one"))).run())
 

@@ -52,9 +52,18 @@ class FakeArena:
         self.tasks = _interleave(self.objective.tasks(list(first.tasks)), 0)
         self.evals = evals
         self.served: list[tuple[str, int]] = []
+        self.paid_ids: dict[str, set[str]] = {}
         self.round = 1
 
     rotated = Arena.rotated
+
+    def paid_tasks(self, harness):
+        """As the Arena: the tasks already served for this harness, in the arena's order."""
+        return [t for t in self.tasks if t.id in self.paid_ids.get(harness.hash, ())]
+
+    def paid(self, harness):
+        return next((i for i, t in enumerate(self.tasks) if t.id not in self.paid_ids.get(harness.hash, ())),
+                    len(self.tasks))
 
     async def evaluate(self, harness, n_tasks=None):
         return await self.evaluate_on(harness, self.tasks[: n_tasks or len(self.tasks)])
@@ -62,6 +71,7 @@ class FakeArena:
     async def evaluate_on(self, harness, tasks, seeds=None):
         ev = self.evals[harness.hash]
         keep = {t.id for t in tasks}
+        self.paid_ids.setdefault(harness.hash, set()).update(keep)
         scores = [s for s in ev.scores if s.task_id in keep]
         self.served.append((harness.name, len(keep)))
         return Evaluation(ev.harness, tuple(t for t in ev.tasks if t.id in keep), ev.seeds, (), tuple(scores),

@@ -35,7 +35,7 @@ def helpful_world(tmp_path) -> tuple[str, str]:
 def config(tmp_path, **changes) -> SearchConfig:
     base = {"objective": "joint", "env": "toy", "rounds": 2, "proposals": 3, "runs_dir": str(tmp_path / "runs"),
             "tracking_uri": None, "concurrency": 4}
-    return SearchConfig(**{**base, **changes})
+    return SearchConfig.of(**{**base, **changes})
 
 
 def search(cfg: SearchConfig, sources: int = 12, resume: bool = False, **kwargs):
@@ -74,7 +74,7 @@ def test_a_known_good_edit_is_certified_with_its_n_and_ci(good):
     assert claim["excluded_pairs"] == 0 and claim["exclusions"] == []
     # hand check: the held-out rollouts again (all cached now), paired by task and seed
     suite = ToySuite(n_sources=12, heldout_sources=12)
-    runner = Runner(suite, ModelClient(cfg.model), RolloutCache(result.run_dir / "rollouts"))
+    runner = Runner(suite, ModelClient(cfg.run.model), RolloutCache(result.run_dir / "rollouts"))
     tasks = get_objective("joint").tasks(suite.tasks("heldout"))
     r0, sel = (asyncio.run(evaluate(runner, h, tasks, cfg.seeds)) for h in (result.r0.harness, result.selected.harness))
     assert all(r.cached for r in r0.results + sel.results)  # the claim paid them; nothing is paid twice
@@ -122,7 +122,7 @@ def test_selection_equal_to_r0_spends_no_rollout(tmp_path):
 
 def test_kill_during_the_claim_then_resume_gives_the_same_claim(good, tmp_path):
     cfg, whole = good
-    fresh_cfg = SearchConfig(**{**cfg.__dict__, "runs_dir": str(tmp_path / "runs")})
+    fresh_cfg = cfg.replaced(runs_dir=str(tmp_path / "runs"))
     search_rollouts = whole.summary["rollouts"]
     with pytest.raises(KeyboardInterrupt):
         search(fresh_cfg, reporter=Killer(search_rollouts + 10))  # 10 rollouts into the claim
@@ -188,7 +188,7 @@ def test_mlflow_and_optuna_carry_the_claim(good, tmp_path):
     cfg, whole = good
     uri = f"sqlite:///{tmp_path}/mlruns/mlflow.db"
     # the same search again on the same rollouts (shared cache): its claim is logged to MLflow this time
-    tracked = SearchConfig(**{**cfg.__dict__, "tracking_uri": uri, "name": "tracked", "runs_dir": cfg.runs_dir})
+    tracked = cfg.replaced(tracking_uri=uri, name="tracked")
     result = search(tracked)
     client = MlflowClient(tracking_uri=uri)
     runs = client.search_runs([client.get_experiment_by_name("harnessx-search").experiment_id])

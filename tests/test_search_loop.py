@@ -41,7 +41,7 @@ LEDGER_FIELDS = {"round", "slot", "hash", "parent", "edit", "rationale", "scorec
 def config(tmp_path, **changes) -> SearchConfig:
     base = dict(objective="joint", env="toy", model=COUNTING, rounds=2, proposals=3, runs_dir=str(tmp_path / "runs"),
                 tracking_uri=None, concurrency=4)
-    return SearchConfig(**{**base, **changes})
+    return SearchConfig.of(**{**base, **changes})
 
 
 def run(cfg: SearchConfig, resume: bool = False, **kwargs):

@@ -39,7 +39,7 @@ def prerequisites_world(tmp_path, name: str = "prerequisites-help"):
 def test_rules_search_finds_the_helpful_edit(tmp_path):
     profile, model, path = prerequisites_world(tmp_path)
     suite = ToySuite(n_sources=12)
-    config = SearchConfig(objective="joint", env="toy", model=model, space=str(path), rounds=2, proposals=3,
+    config = SearchConfig.of(objective="joint", env="toy", model=model, space=str(path), rounds=2, proposals=3,
                           epochs=3, runs_dir=str(tmp_path / "runs"), tracking_uri=None)
     result = asyncio.run(Search(config, suite=suite).run())
     selected = result.selected.harness

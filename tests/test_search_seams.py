@@ -65,7 +65,7 @@ class DuckProposer:
 def test_an_object_outside_the_seam_is_refused(tmp_path):
     with pytest.raises(TypeError, match="AcceptanceRule"):
         make_acceptance(DuckRule())
-    config = SearchConfig(env="toy", runs_dir=str(tmp_path), tracking_uri=None)
+    config = SearchConfig.of(env="toy", runs_dir=str(tmp_path), tracking_uri=None)
     with pytest.raises(TypeError, match="AcceptanceRule"):
         Search(config, acceptance=DuckRule())
     with pytest.raises(TypeError, match="Proposer"):

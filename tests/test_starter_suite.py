@@ -73,7 +73,7 @@ def test_select_tasks_keeps_pairs_and_names_unknown_ids():
 async def test_simulated_search_on_a_subset_of_the_starter_suite(tmp_path):
     from harnessx.search import Search, SearchConfig
 
-    cfg = SearchConfig(objective="joint", env="starter", rounds=1, proposals=1, runs_dir=str(tmp_path),
+    cfg = SearchConfig.of(objective="joint", env="starter", rounds=1, proposals=1, runs_dir=str(tmp_path),
                        tracking_uri=None, sources=3, concurrency=4, name="starter-sim")
     search = Search(cfg)
     assert len(search.tasks) == 6 and search.plan()["tasks"] == 6

@@ -22,7 +22,7 @@ from tests.test_viewer_browser import ARTIFACTS, browser_tab, viewer_at
 def served(tmp_path_factory):
     require("browser")  # Debian's chromium and playwright
     runs = tmp_path_factory.mktemp("flips") / "runs"
-    config = SearchConfig(objective="joint", env="retail", rounds=1, proposals=2, runs_dir=str(runs), name="demo",
+    config = SearchConfig.of(objective="joint", env="retail", rounds=1, proposals=2, runs_dir=str(runs), name="demo",
                           tracking_uri=None, concurrency=4, accept="greedy")
     asyncio.run(Search(config).run())
     run = SearchRun(runs / "demo")

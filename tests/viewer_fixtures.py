@@ -15,7 +15,7 @@ SCRIPT_KEY = "5c5c5c5c5c5c5c5c5c5c5c5c"
 
 
 def make_search(runs: Path, name: str = "demo", rounds: int = 2, proposals: int = 2) -> Path:
-    config = SearchConfig(objective="joint", env="toy", rounds=rounds, proposals=proposals, runs_dir=str(runs),
+    config = SearchConfig.of(objective="joint", env="toy", rounds=rounds, proposals=proposals, runs_dir=str(runs),
                           name=name, tracking_uri=None, concurrency=4, accept="greedy")
     asyncio.run(Search(config, suite=ToySuite(n_sources=4)).run())
     return runs / name

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 class ASA(Benchmark):
     name = "asa"
+    headline = ("strict_sa", "relaxed_sa", "solve", "false_abstention", "joint")
 
     @cached_property
     def objectives(self) -> dict[str, Objective]:
@@ -35,6 +36,11 @@ class ASA(Benchmark):
                                      description="joint, but a solved feasible task counts only without a false "
                                                  "abstention (acting, then deferring, is no success)"),
         }
+
+    def judge_name(self, task: Task, judge: Judge | None) -> str:
+        from harnessx.scoring import DeterministicJudge
+
+        return "none" if task.feasible else (judge or DeterministicJudge()).name
 
     def score(self, task: Task, trajectory: Trajectory, result: RolloutResult, judge: Judge | None) -> TaskScore:
         from harnessx.scoring import score_rollout

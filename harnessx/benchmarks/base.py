@@ -23,8 +23,13 @@ What a benchmark declares (class attributes, read without running any of its cod
 What the core calls (methods; each has a default, so a benchmark overrides only what it has):
 
 - `objectives`: the search objectives it declares (names unique across benchmarks).
-- `score(task, trajectory, result, judge)`: one trial. It only ever sees a valid-looking rollout: a
-  result that disagrees with its hash-chained trajectory is excluded before (`registry.score_trial`).
+- `headline`: the metrics a search summarises per round and in its provenance (Scorecard rate names
+  or keys of the per-trial `values`), in order.
+- `score(task, trajectory, result, judge)`: one trial. It never sees an excluded rollout:
+  `registry.score_trial` names an environment or model failure, a tampered rollout (a result that
+  disagrees with its hash-chained trajectory) and an invalid task before any benchmark is called. It
+  may still mark a trial invalid for a reason of its own (a judge failure, an unparseable answer).
+- `judge_name(task, judge)`: the judge it scores `task` with (recorded on an excluded trial too).
 - `metrics(scores, tasks)`: its aggregate metrics, each with its valid n and an interval.
 - `evaluation_values(scores, tasks)`: per-trial values that depend on the whole evaluation (a metric
   that is not a mean of per-trial values, decomposed so their mean over the evaluation is it).
@@ -115,8 +120,19 @@ class Benchmark:
         impl = self.impl()
         return dict(impl.objectives) if impl is not None else {}
 
+    @property
+    def headline(self) -> tuple[str, ...]:
+        impl = self.impl()
+        return tuple(impl.headline) if impl is not None else ()
+
+    def judge_name(self, task: Task, judge: Judge | None) -> str:
+        impl = self.impl()
+        if impl is not None:
+            return impl.judge_name(task, judge)
+        return judge.name if judge is not None else ""
+
     def score(self, task: Task, trajectory: Trajectory, result: RolloutResult, judge: Judge | None) -> TaskScore:
-        """One trial: invalid (env or model failure, judge failure...) with its exclusion, or its values."""
+        """One valid trial: its gates and `values`, or invalid for a reason of the benchmark's own."""
         impl = self.impl()
         if impl is None:
             raise NotImplementedError(f"benchmark {self.name!r} declares no score()")

@@ -89,6 +89,7 @@ class Passk(Benchmark):
     name = NAME
     suites = {"starter-passk": "harnessx.benchmarks.passk:PasskSuite",       # the built-in starter tasks
               "retail-passk": "harnessx.benchmarks.passk:RetailPasskSuite"}  # the built-in retail tasks
+    headline = ("passk", "right", "strict_sa", "solve", "false_abstention")  # a search's per-round rows
 
     @cached_property
     def objectives(self) -> dict[str, Objective]:

@@ -124,15 +124,20 @@ def simulators() -> list[str]:
 
 
 def score_trial(task: Task, trajectory: Trajectory, result: RolloutResult, judge: Judge | None = None) -> TaskScore:
-    from harnessx.agent.records import result_mismatch
+    """The one exclusion check, before any benchmark sees the rollout: a result that disagrees with its
+    hash-chained trajectory is `tampered`, an environment or model failure is excluded under its status,
+    a task that could not be loaded is `invalid_task`; each named with its detail and never scored."""
+    from harnessx.scoring.integrity import integrity_exclusion
     from harnessx.scoring.task_score import TaskScore
 
-    # every benchmark scores only results that agree with their hash-chained trajectory (issue #12)
-    if (mismatch := result_mismatch(trajectory, result, task)) is not None:
+    benchmark = benchmark_of(task)
+    if (excluded := integrity_exclusion(task, trajectory, result)) is not None:
+        exclusion, detail = excluded
         return TaskScore(task_id=task.id, seed=result.seed, feasible=task.feasible, family=task.family,
-                         source_id=task.source_id, split=task.split, valid=False, exclusion="tampered",
-                         exclusion_detail=mismatch, reward=result.reward)
-    return benchmark_of(task).score(task, trajectory, result, judge)
+                         source_id=task.source_id, split=task.split, output_tokens=result.usage.completion_tokens,
+                         reward=result.reward, judge=benchmark.judge_name(task, judge), valid=False,
+                         exclusion=exclusion, exclusion_detail=detail)
+    return benchmark.score(task, trajectory, result, judge)
 
 
 def with_evaluation_values(scores: list[TaskScore], tasks: list[Task]) -> list[TaskScore]:

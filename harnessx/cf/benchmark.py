@@ -26,6 +26,7 @@ from collections import Counter
 from typing import Any
 
 from harnessx.agent.result import RolloutResult
+from harnessx.benchmarks.base import Benchmark
 from harnessx.cf.items import Item
 from harnessx.cf.judge import AlignmentJudge, OverlapJudge
 from harnessx.cf.labels import Response, label
@@ -65,8 +66,9 @@ def _of_kind(kind: str):
     return lambda task: task.metadata.get("benchmark") == "cf" and (task.metadata.get("item") or {}).get("type") == kind
 
 
-class CF:
+class CF(Benchmark):
     name = "cf"
+    headline = ("cf", "cf_judged", "nas", "kis", "correct")
     objectives = {
         "cf": Objective("cf", ("feasible",), value_key="cf",
                         description="pooled mean of per-item NAS (OK) and KIS (IK) labels, judge-free"),
@@ -81,6 +83,9 @@ class CF:
                ("kis_judged", "KIS", "IK", "confident-correct", "wasteful", "judged"))},
     }
 
+    def judge_name(self, task: Task, judge: Any) -> str:
+        return (judge if isinstance(judge, AlignmentJudge) else DEFAULT_JUDGE).name
+
     def score(self, task: Task, trajectory: Trajectory, result: RolloutResult, judge: Any = None) -> TaskScore:
         judge = judge if isinstance(judge, AlignmentJudge) else DEFAULT_JUDGE
         item = Item.model_validate(task.metadata["item"])
@@ -88,10 +93,6 @@ class CF:
         base = dict(task_id=task.id, seed=result.seed, feasible=True, family=None, source_id=task.source_id,
                     split=task.split, output_tokens=result.usage.completion_tokens, reward=result.reward,
                     judge=judge.name)
-        if result.exclusion is not None:  # the provider or the environment failed: excluded under its status
-            return TaskScore(**base, valid=False, exclusion=result.exclusion)
-        if not trajectory.is_authentic():
-            return TaskScore(**base, valid=False, exclusion="tampered")
         read = read_trial(trajectory)
         if read.answer is None:
             return TaskScore(**base, valid=False, exclusion="unparseable")

@@ -27,7 +27,7 @@ from harnessx.search.breaker import ModelOutage
 from harnessx.search.certify import CertifyConfig, claim_line
 from harnessx.search.budget import search_plan
 from harnessx.search.planner import rollout_line
-from harnessx.search.config import DEFAULT_TRACES
+from harnessx.search.config import DEFAULT_TRACES, BudgetConfig, ExecutionConfig, RunConfig, TrackingConfig
 from harnessx.search.tracking import DEFAULT_MLFLOW_URI
 from harnessx.report.cells import objective_cell, rate_cell, value_cell
 
@@ -110,18 +110,18 @@ def search(
     if accept not in ACCEPTANCE:
         raise InputError("--accept", f"unknown acceptance rule {accept!r}", f"one of {', '.join(ACCEPTANCE)}")
     check_executor(executor, ray_address, storage)
-    config = SearchConfig(objective=objective, env=env, model=model, api_base=api_base, proposer=proposer,
-                          meta_model=meta_model, accept=accept, rounds=rounds, proposals=proposals, epochs=epochs,
-                          seed=seed, space=space, alpha=alpha, name=name, runs_dir=str(runs_dir), storage=storage,
-                          tracking_uri=None if no_mlflow else mlflow_uri, mlflow_traces=mlflow_traces,
-                          max_rollouts=max_rollouts,
-                          max_cost=max_cost, concurrency=concurrency, executor=executor, ray_address=ray_address,
-                          workers=workers,
-                          sources=sources, task_ids=list(tasks or []),
-                          temperature=temperature, top_p=top_p, meta_api_base=meta_api_base or api_base,
-                          suite_options=suite_kwargs(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox,
-                                                     user_mode=user_mode, user_model=user_model,
-                                                     bfcl_dir=bfcl_dir, data=data))
+    config = SearchConfig(
+        run=RunConfig(objective=objective, env=env, model=model, api_base=api_base, proposer=proposer,
+                      meta_model=meta_model, meta_api_base=meta_api_base or api_base, accept=accept, alpha=alpha,
+                      epochs=epochs, seed=seed, space=space, name=name, sources=sources, task_ids=list(tasks or []),
+                      temperature=temperature, top_p=top_p,
+                      suite_options=suite_kwargs(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox,
+                                                 user_mode=user_mode, user_model=user_model, bfcl_dir=bfcl_dir,
+                                                  data=data)),
+        budget=BudgetConfig(rounds=rounds, proposals=proposals, max_rollouts=max_rollouts, max_cost=max_cost),
+        execution=ExecutionConfig(executor=executor, concurrency=concurrency, workers=workers, ray_address=ray_address),
+        tracking=TrackingConfig(runs_dir=str(runs_dir), storage=storage, tracking_uri=None if no_mlflow else mlflow_uri,
+                                mlflow_traces=mlflow_traces))
     progress = Progress(TextColumn("[bold]search[/]"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("rollouts  ${task.fields[cost]:.4f}"), TimeElapsedColumn(), console=console)
     runner = Search(config, reporter=ProgressReporter(progress),

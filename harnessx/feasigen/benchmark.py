@@ -23,9 +23,11 @@ from __future__ import annotations
 from typing import Any
 
 from harnessx.agent.result import RolloutResult
+from harnessx.benchmarks.base import Benchmark
 from harnessx.feasigen.metrics import Outcome, by_dataset, completed_infeasible, fass, fcr, macro, sr
 from harnessx.feasigen.protocol import decision
 from harnessx.formatting.table import Table
+from harnessx.scoring.integrity import integrity_exclusion
 from harnessx.scoring.judges import Judge
 from harnessx.scoring.objective import Objective
 from harnessx.scoring.task_score import TaskScore
@@ -34,7 +36,6 @@ from harnessx.trajectory import Trajectory
 
 NAME = "feasigen"
 LAMBDA = 4.0
-EXCLUDED_STATUS = ("env_failure", "model_failure")
 
 
 def dataset_of(task: Task) -> str:
@@ -43,9 +44,8 @@ def dataset_of(task: Task) -> str:
 
 def outcome(task: Task, traj: Trajectory, result: RolloutResult) -> tuple[Outcome, str | None]:
     """The trial as a metric Outcome, and the exclusion reason (None when valid)."""
-    exclusion = result.status if result.status in EXCLUDED_STATUS else None
-    if exclusion is None and not traj.is_authentic():
-        exclusion = "tampered"
+    excluded = integrity_exclusion(task, traj, result)  # the one check `score_trial` makes
+    exclusion = excluded[0] if excluded is not None else None
     d = decision(traj)
     reached = result.reward is not None and result.reward >= 1.0
     return Outcome(task_id=task.id, dataset=dataset_of(task), feasible=task.feasible, stopped=d.stopped,
@@ -62,8 +62,9 @@ def trial_values(o: Outcome) -> dict[str, float]:
             "fcr_solve": stop}
 
 
-class FeasiGen:
+class FeasiGen(Benchmark):
     name = NAME
+    headline = ("fass", "sr", "stop", "false_stop")
     objectives = {
         "fass": Objective("fass", ("blocked", "feasible"), value_key="fass",
                           description="FASS: STOPs on infeasible + successes on originals, pooled (FeasiGen App. D)"),

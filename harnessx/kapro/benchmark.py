@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from harnessx.agent.result import RolloutResult
+from harnessx.benchmarks.base import Benchmark
 from harnessx.formatting.table import Table
 from harnessx.kapro.items import item_of
 from harnessx.kapro.metrics import Trial, kapro_metrics, trial_values
@@ -29,8 +30,9 @@ from harnessx.trajectory import Trajectory
 JUDGE = "kapro-answer-match"
 
 
-class Kapro:
+class Kapro(Benchmark):
     name = "kapro"
+    headline = ("j_know", "j_act", "c_ka", "pass", "kas_avg")
     objectives = {
         "kas": Objective("kas", ("feasible",), value_key="kas_avg",
                          description="KAPRO: Avg KAS (harmonic mean of aggregate Acc_know and Acc_act per "
@@ -44,14 +46,13 @@ class Kapro:
         subspace_of = {t.id: item_of(t).subspace for t in tasks if t.metadata.get("benchmark") == "kapro"}
         return with_kas_shares(scores, subspace_of)
 
+    def judge_name(self, task: Task, judge: Judge | None) -> str:
+        return JUDGE
+
     def score(self, task: Task, trajectory: Trajectory, result: RolloutResult, judge: Judge | None) -> TaskScore:
         base = dict(task_id=task.id, seed=result.seed, feasible=True, family=None, source_id=task.source_id,
                     split=task.split, output_tokens=result.usage.completion_tokens, reward=result.reward,
                     judge=JUDGE)
-        if result.status in ("env_failure", "model_failure"):
-            return TaskScore(**base, valid=False, exclusion=result.status)
-        if not trajectory.is_authentic():
-            return TaskScore(**base, valid=False, exclusion="tampered")
         reading = read_rollout(trajectory)
         item = item_of(task)
         passed = result.reward is not None and result.reward >= 1.0

@@ -30,7 +30,7 @@ import numpy as np
 
 from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness
-from harnessx.search.arena import Arena
+from harnessx.search.arena import RuleArena
 from harnessx.stats import paired_bootstrap_ci, paired_test
 
 RESAMPLES = 2000  # permutation and bootstrap draws: p resolution 0.0005, well below alpha / K
@@ -135,7 +135,7 @@ class AcceptanceRule(ABC):
     takes_alpha: bool = False  # built with `alpha=--alpha` by `make_acceptance`
 
     @abstractmethod
-    async def judge(self, incumbent: Harness, proposals: list[Harness], arena: Arena) -> list[Verdict]:
+    async def judge(self, incumbent: Harness, proposals: list[Harness], arena: RuleArena) -> list[Verdict]:
         """Decide a round: which proposal, if any, replaces the incumbent.
 
         Args:
@@ -155,12 +155,12 @@ class AcceptanceRule(ABC):
         """Rebuild the rule's memory from a resumed search's ledger rows (every row so far, in order).
         Default: a rule without memory does nothing."""
 
-    async def incumbent_evaluation(self, incumbent: Harness, arena: Arena) -> Evaluation:
+    async def incumbent_evaluation(self, incumbent: Harness, arena: RuleArena) -> Evaluation:
         """The incumbent's evaluation the proposer sees (its `RoundContext.evaluation`).
         Default: the full search split."""
         return await arena.evaluate(incumbent)
 
-    async def settle(self, working: Harness, confirmed: Harness, arena: Arena, round_no: int,
+    async def settle(self, working: Harness, confirmed: Harness, arena: RuleArena, round_no: int,
                      final: bool) -> Settlement | None:
         """After a round's verdicts: test unconfirmed moves, when the rule makes them.
 

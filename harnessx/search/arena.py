@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import Protocol
 
 from harnessx.agent.result import RolloutResult
 from harnessx.agent.keys import rollout_key
@@ -24,6 +25,33 @@ from harnessx.tasks import Task
 
 class BudgetExhausted(HarnessXError):
     """The next evaluation would exceed --max-rollouts or --max-cost."""
+
+
+class RuleArena(Protocol):
+    """What an acceptance rule may read and call on the arena it is handed (the `Arena` below provides
+    all of it); a rule uses nothing else and probes for nothing. tests/test_contracts_rules.py checks
+    every registered rule against this list."""
+
+    objective: Objective
+    tasks: list[Task]   # the search split in the arena's stratified order (blocked and feasible interleaved)
+    seeds: list[int]
+    round: int          # the round being judged (a rule may rotate its tasks by it)
+
+    def prefix(self, n: int) -> list[Task]: ...
+
+    def rotated(self, offset: int) -> list[Task]: ...
+
+    def paid(self, harness: Harness) -> int: ...
+
+    def paid_tasks(self, harness: Harness) -> list[Task]: ...
+
+    async def evaluate(self, harness: Harness, n_tasks: int | None = None) -> Evaluation: ...
+
+    async def evaluate_on(self, harness: Harness, tasks: list[Task], seeds: list[int] | None = None) -> Evaluation: ...
+
+
+RULE_ARENA = tuple(dict.fromkeys(name for name in (*RuleArena.__annotations__, *vars(RuleArena))
+                                 if not name.startswith("_")))  # the members of RuleArena, by name
 
 
 class Arena:

@@ -17,8 +17,9 @@ def search_plan(search, effect: float | None = None) -> Plan:
     c = search.config
     found = estimated_discordance(search)
     claim_tasks, why = search.certify.tasks(search.suite, search.objective)
-    return plan(PlanConfig(tasks=search.plan()["tasks"], rounds=c.rounds, proposals=c.proposals, epochs=c.epochs,
-                           alpha=c.alpha, accept=c.accept, max_rollouts=c.max_rollouts, effect=effect,
+    return plan(PlanConfig(tasks=search.plan()["tasks"], rounds=c.budget.rounds, proposals=c.budget.proposals,
+                           epochs=c.run.epochs, alpha=c.run.alpha, accept=c.run.accept,
+                           max_rollouts=c.budget.max_rollouts, effect=effect,
                            discordance=found.value, discordance_source=found.source,
                            claim_tasks=None if why else len(claim_tasks), claim_epochs=search.certify.epochs,
                            claim_split=search.certify.split or "none"))
@@ -28,5 +29,5 @@ def estimated_discordance(search) -> Discordance:
     """From R0's rollouts in the shared cache of the search's runs directory, else ASSUMED."""
     c = search.config
     return estimate_discordance(DiscordanceSource(search.suite, search.model, search.space.initial(),
-                                                  search.objective.tasks(search.tasks), search.objective, c.seed,
-                                                  c.epochs, c.runs_dir))
+                                                  search.objective.tasks(search.tasks), search.objective, c.run.seed,
+                                                  c.run.epochs, c.tracking.runs_dir))

@@ -178,10 +178,10 @@ async def search_claim(search, r0: Harness, selected: Harness, done: int, spent_
     config, reporter = search.config, search.reporter
     tasks, why = search.certify.tasks(search.suite, search.objective)
     if why:
-        claim = not_run(search.certify.split, search.objective, config.alpha, why, r0_hash=r0.hash,
+        claim = not_run(search.certify.split, search.objective, config.run.alpha, why, r0_hash=r0.hash,
                         selected_hash=selected.hash)
     else:
-        seeds = search.certify.seeds(config.seed, config.seeds)
+        seeds = search.certify.seeds(config.run.seed, config.seeds)
         cost = [spent_usd]
 
         def progress(result: RolloutResult) -> None:
@@ -192,7 +192,7 @@ async def search_claim(search, r0: Harness, selected: Harness, done: int, spent_
             reporter.plan(done + 2 * len(tasks) * len(seeds), done)
             reporter.note(f"certifying the claim: selected vs R0 on the {search.certify.split} split, "
                           f"{len(tasks)} tasks x {len(seeds)} seed(s) each (rollouts already paid are reused)")
-        run = ClaimRun(search.runner, search.objective, tasks, seeds, config.alpha, search.judge, progress)
+        run = ClaimRun(search.runner, search.objective, tasks, seeds, config.run.alpha, search.judge, progress)
         claim = await certify(run, search.certify.split, r0, selected)
     search.dir.write_json(CLAIM_FILE, claim)
     if search.tracker is not None:  # tags, not params: a resumed search may certify on other seeds

@@ -18,9 +18,10 @@ from harnessx.search.config import SearchConfig
 
 
 def search_executor(config: SearchConfig, suite: Suite, model: ModelClient, given_suite: bool) -> Executor:
-    spec = ExecutorConfig(kind=config.executor, workers=config.workers, ray_address=config.ray_address,
-                          storage=config.storage, queue_name=queue_name(config.run_name))
-    factory = suite_factory(suite, None if given_suite else config.env, config.suite_options)
-    shared = encode_config(config.env, config.suite_options, config.model, config.api_base, config.run_name,
-                           config.tracking_uri, config.temperature, config.top_p)
+    run, execution, tracking = config.run, config.execution, config.tracking
+    spec = ExecutorConfig(kind=execution.executor, workers=execution.workers, ray_address=execution.ray_address,
+                          storage=tracking.storage, queue_name=queue_name(config.run_name))
+    factory = suite_factory(suite, None if given_suite else run.env, run.suite_options)
+    shared = encode_config(run.env, run.suite_options, run.model, run.api_base, config.run_name,
+                           tracking.tracking_uri, run.temperature, run.top_p)
     return make_executor(spec, suite, model, factory=factory, queue_config=shared)

@@ -32,6 +32,7 @@ from harnessx.search.certify import CertifyConfig, claim_line, claim_metrics, se
 from harnessx.search.config import SearchConfig
 from harnessx.search.uris import check_stores
 from harnessx.search.distributed import search_executor
+from harnessx.search.headline import headline_metric, headline_of
 from harnessx.search.objectives import check_measured, get_objective
 from harnessx.search.proposers import Proposal, Proposer, RoundContext, make_proposer
 from harnessx.search.mlflow_traces import RolloutBatch, pick
@@ -44,7 +45,6 @@ from harnessx.tasks import suite_hash
 
 CHECKPOINT_VERSION = 1
 TRAJECTORIES_PER_CANDIDATE = 3
-HEADLINE = ("strict_sa", "relaxed_sa", "solve", "false_abstention", "joint")
 
 
 class Reporter(Protocol):
@@ -92,54 +92,56 @@ class Search:
                  acceptance: AcceptanceRule | None = None, judge: Judge | None = None,
                  reporter: Reporter | None = None, certify: CertifyConfig | None = None):
         self.config = config
-        self.objective = get_objective(config.objective)
-        self.space = load_space(config.space)
-        self.suite = suite or get_suite(config.env, **config.suite_options)
-        self.tasks = select_tasks(self.suite.tasks("search"), config.sources, config.task_ids)
-        check_measured(self.objective, self.tasks, config.env)
+        self.objective = get_objective(config.run.objective)
+        self.space = load_space(config.run.space)
+        self.suite = suite or get_suite(config.run.env, **config.run.suite_options)
+        self.tasks = select_tasks(self.suite.tasks("search"), config.run.sources, config.run.task_ids)
+        check_measured(self.objective, self.tasks, config.run.env)
+        self.headline = headline_of(self.tasks)  # the metrics each round reports: its benchmark's
         self.certify = certify or CertifyConfig()  # the claim at the end: where and on how many seeds
         self.certify.tasks(self.suite, self.objective)  # a named split without tasks fails before any rollout
-        self.model = ModelClient(config.model, api_base=config.api_base, temperature=config.temperature,
-                                 top_p=config.top_p)
+        self.model = ModelClient(config.run.model, api_base=config.run.api_base, temperature=config.run.temperature,
+                                 top_p=config.run.top_p)
         if proposer is not None and not isinstance(proposer, Proposer):
             raise TypeError(f"a proposer must derive from harnessx.search.proposers.Proposer, not {type(proposer).__name__}")
-        self.proposer = proposer or make_proposer(config.proposer, meta_model=config.meta_model,
-                                                  api_base=config.meta_api_base)
+        self.proposer = proposer or make_proposer(config.run.proposer, meta_model=config.run.meta_model,
+                                                  api_base=config.run.meta_api_base)
         self.acceptance = make_acceptance(acceptance) if acceptance is not None else make_acceptance(
-            config.accept, **({"alpha": config.alpha} if config.accept in TAKES_ALPHA else {}))
+            config.run.accept, **({"alpha": config.run.alpha} if config.run.accept in TAKES_ALPHA else {}))
         self.judge = judge
         self.reporter = reporter or SilentReporter()
-        self.dir = RunDir(Path(config.runs_dir) / config.run_name)
+        self.dir = RunDir(Path(config.tracking.runs_dir) / config.run_name)
         self.runner: Runner | None = None  # set by run()
         self.tracker: MlflowTracker | None = None  # set by run() when MLflow is on
         self._given_suite = suite is not None
 
     # --- configuration and planning ------------------------------------------------------------
     def config_record(self) -> dict[str, Any]:
-        c = self.config
-        return {"objective": c.objective, "env": c.env, "suite_options": c.suite_options, "model": c.model,
-                "api_base": c.api_base,
-                "simulated": self.model.simulated, "proposer": self.proposer.name or c.proposer,
-                "meta_model": c.meta_model, "accept": self.acceptance.name or c.accept,
-                "alpha": c.alpha, "rounds": c.rounds, "proposals": c.proposals, "epochs": c.epochs, "seeds": c.seeds,
-                "sources": c.sources, "task_ids": c.task_ids, "temperature": c.temperature, "top_p": c.top_p,
+        """config.json: the parts flattened into one record (its shape predates the parts)."""
+        r, b, c = self.config.run, self.config.budget, self.config
+        return {"objective": r.objective, "env": r.env, "suite_options": r.suite_options, "model": r.model,
+                "api_base": r.api_base,
+                "simulated": self.model.simulated, "proposer": self.proposer.name or r.proposer,
+                "meta_model": r.meta_model, "accept": self.acceptance.name or r.accept,
+                "alpha": r.alpha, "rounds": b.rounds, "proposals": b.proposals, "epochs": r.epochs, "seeds": r.seeds,
+                "sources": r.sources, "task_ids": r.task_ids, "temperature": r.temperature, "top_p": r.top_p,
                 "suite_hash": suite_hash(self.tasks), "search_space": {"name": self.space.name, "digest": self.space.digest,
                                                                         "source": self.space.source},
-                "max_rollouts": c.max_rollouts, "max_cost": c.max_cost, "concurrency": c.concurrency,
-                "storage": c.storage, "tracking_uri": c.tracking_uri,
+                "max_rollouts": b.max_rollouts, "max_cost": b.max_cost, "concurrency": c.execution.concurrency,
+                "storage": c.tracking.storage, "tracking_uri": c.tracking.tracking_uri,
                 "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
     def plan(self) -> dict[str, int]:
         """Pre-flight: the most rollouts the search can use (racing and caching only lower it)."""
         per_eval = len(self.objective.tasks(self.tasks)) * len(self.config.seeds)
         return {"tasks": len(self.objective.tasks(self.tasks)), "seeds": len(self.config.seeds),
-                "per_candidate": per_eval, "candidates": 1 + self.config.rounds * self.config.proposals,
-                "rollouts": per_eval * (1 + self.config.rounds * self.config.proposals)}
+                "per_candidate": per_eval, "candidates": 1 + self.config.budget.rounds * self.config.budget.proposals,
+                "rollouts": per_eval * (1 + self.config.budget.rounds * self.config.budget.proposals)}
 
     def _rollout_cap(self) -> int:
         """The pre-flight bound is a cap too: --max-rollouts when lower, never more than planned."""
         planned = self.plan()["rollouts"]
-        return min(planned, self.config.max_rollouts) if self.config.max_rollouts else planned
+        return min(planned, self.config.budget.max_rollouts) if self.config.budget.max_rollouts else planned
 
     # --- the loop ------------------------------------------------------------------------------
     async def run(self, resume: bool = False) -> SearchResult:
@@ -159,21 +161,21 @@ class Search:
 
     async def _run(self, resume: bool) -> SearchResult:
         started = time.monotonic()
-        check_stores(self.config.storage, self.config.tracking_uri)  # before anything is created
+        check_stores(self.config.tracking.storage, self.config.tracking.tracking_uri)  # before anything is created
         if not resume:
-            check_budget_buys_r0(self.config.max_rollouts, self.plan()["per_candidate"])
+            check_budget_buys_r0(self.config.budget.max_rollouts, self.plan()["per_candidate"])
         await preflight(self.model)  # a model that cannot answer stops here too
-        if self.config.meta_model and self.config.proposer != "rules":  # so does the proposer's meta-model
-            api_base = self.config.meta_api_base
-            await preflight(ModelClient(self.config.meta_model, api_base=api_base, api_key="local" if api_base else None))
+        if self.config.run.meta_model and self.config.run.proposer != "rules":  # so does the proposer's meta-model
+            api_base = self.config.run.meta_api_base
+            await preflight(ModelClient(self.config.run.meta_model, api_base=api_base, api_key="local" if api_base else None))
         checkpoint = self.dir.prepare(self.config_record(), resume)
         self.runner = runner = Runner(self.suite, self.model,
-                                      RolloutCache(self.dir.rollouts, shared=shared_cache(self.config.runs_dir)),
-                                      concurrency=self.config.concurrency,
+                                      RolloutCache(self.dir.rollouts, shared=shared_cache(self.config.tracking.runs_dir)),
+                                      concurrency=self.config.execution.concurrency,
                                       executor=search_executor(self.config, self.suite, self.model, self._given_suite))
         arena = Arena(runner, self.tasks, self.objective, self.config.seeds, judge=self.judge,
-                      max_rollouts=self._rollout_cap(), max_cost=self.config.max_cost,
-                      order_seed=self.config.seed, on_rollout=lambda r: (self.reporter.rollout(r, arena.cost),
+                      max_rollouts=self._rollout_cap(), max_cost=self.config.budget.max_cost,
+                      order_seed=self.config.run.seed, on_rollout=lambda r: (self.reporter.rollout(r, arena.cost),
                                                                           breaker.observe(r, runner)))
         breaker = CircuitBreaker()
         state = checkpoint or {"round": -1, "curve": [], "spent": {}, "mlflow_parent": None, "stop_reason": None}
@@ -184,10 +186,10 @@ class Search:
         arena.spent.update(state["spent"])
         history = self.dir.trim_ledger(state["round"])
         self.acceptance.restore(history)  # a rule with memory (sequential, stack) rebuilds it from the ledger
-        study = open_study(self.config.storage, self.dir / "optuna.log",
-                           self.dir.study_name(self.config.run_name, self.config.storage), self.objective.name)
+        study = open_study(self.config.tracking.storage, self.dir / "optuna.log",
+                           self.dir.study_name(self.config.run_name, self.config.tracking.storage), self.objective.name)
         optuna_ledger = OptunaLedger(study, self.space)
-        for key, value in {"objective": self.objective.name, "env": self.config.env, "model": self.config.model,
+        for key, value in {"objective": self.objective.name, "env": self.config.run.env, "model": self.config.run.model,
                            "simulated": self.model.simulated}.items():
             study.set_user_attr(key, value)
         tracker = self._mlflow(state)
@@ -211,11 +213,11 @@ class Search:
         r0_eval = await arena.evaluate(Harness.load(self.dir / "r0.yaml"))
         inc_eval = await self.acceptance.incumbent_evaluation(incumbent, arena)
 
-        for round_no in range(state["round"] + 1, self.config.rounds + 1):
+        for round_no in range(state["round"] + 1, self.config.budget.rounds + 1):
             ctx = RoundContext(round_no, self.objective, self.space, incumbent, inc_eval, tuple(history),
-                               runner.trajectory, self.config.seed, arena)
+                               runner.trajectory, self.config.run.seed, arena)
             try:  # a proposer that evaluates (gepa) meets the same hard caps as the acceptance rule
-                proposals = self.proposer.propose(ctx, self.config.proposals)
+                proposals = self.proposer.propose(ctx, self.config.budget.proposals)
                 dropped = list(self.proposer.dropped)  # drafts the proposer refused, with reasons
                 for reason in dropped:
                     self.reporter.note(f"round {round_no}: proposal dropped: {reason}")
@@ -238,7 +240,7 @@ class Search:
                 incumbent, confirmed = winner, winner if committed else confirmed
             try:
                 incumbent, confirmed, settled = await self._settle(round_no, incumbent, confirmed, arena,
-                                                                   round_no == self.config.rounds, history,
+                                                                   round_no == self.config.budget.rounds, history,
                                                                    optuna_ledger, tracker, len(rows))
             except (BudgetExhausted, ModelOutage) as exc:  # the round stands; its stack stays unconfirmed
                 state["stop_reason"], settled = f"{'model' if isinstance(exc, ModelOutage) else 'budget'}: {exc}", False
@@ -254,7 +256,7 @@ class Search:
             entry["unconfirmed"] = incumbent.hash != confirmed.hash  # `stack`: a working incumbent, on the tasks it has
             state["curve"].append(entry)
             if tracker:
-                tracker.round(round_no, {f"incumbent_{k}": entry[k]["value"] for k in (*HEADLINE, "objective")})
+                tracker.round(round_no, {f"incumbent_{k}": entry[k]["value"] for k in (*self.headline, "objective")})
             state["round"] = round_no
             self._checkpoint(state, arena)
             self._replan(arena, round_no)
@@ -290,7 +292,7 @@ class Search:
 
     # --- pieces --------------------------------------------------------------------------------
     def _mlflow(self, state: dict[str, Any]) -> MlflowTracker | None:
-        uri = self.config.tracking_uri
+        uri = self.config.tracking.tracking_uri
         if not uri:
             return None
         root = Path(uri.removeprefix("sqlite:///")).parent / "artifacts" if uri.startswith("sqlite:///") else None
@@ -304,15 +306,15 @@ class Search:
 
     def _tags(self) -> dict[str, str]:
         sim = self.model.simulated
-        note = (f"SIMULATED task agent ({self.config.model}): pipeline/demo numbers, not a model's result."
+        note = (f"SIMULATED task agent ({self.config.run.model}): pipeline/demo numbers, not a model's result."
                 if sim else f"Task agent: {self.model.describe()}")
-        return {"harnessx.model": self.config.model, "harnessx.simulated": str(sim).lower(),
-                "harnessx.objective": self.objective.name, "harnessx.env": self.config.env,
+        return {"harnessx.model": self.config.run.model, "harnessx.simulated": str(sim).lower(),
+                "harnessx.objective": self.objective.name, "harnessx.env": self.config.run.env,
                 "harnessx.run": self.config.run_name, "mlflow.note.content": note}
 
     def _replan(self, arena: Arena, last_round: int) -> None:
         per = self.plan()["per_candidate"]
-        remaining = (self.config.rounds - max(last_round, 0)) * self.config.proposals * per
+        remaining = (self.config.budget.rounds - max(last_round, 0)) * self.config.budget.proposals * per
         r0 = per if last_round < 0 else 0
         self.reporter.plan(arena.rollouts + r0 + remaining, arena.rollouts)
 
@@ -337,7 +339,7 @@ class Search:
             self.dir.save_scores(harness.hash, evaluation)
             row["mlflow_run_id"] = (tracker.candidate(
                 row, harness, parent, evaluation, self._tags(), self._failing(evaluation),
-                RolloutBatch(pick(evaluation, self.config.mlflow_traces), self.runner.trajectory)) if tracker else None)
+                RolloutBatch(pick(evaluation, self.config.tracking.mlflow_traces), self.runner.trajectory)) if tracker else None)
             row["optuna_trial"] = optuna_ledger.add(row, harness)
         self.dir.append_ledger(rows)
 
@@ -359,7 +361,7 @@ class Search:
         return {"round": round_no, "incumbent": evaluation.harness.hash, "accepted": accepted,
                 "objective": self.objective.rate(card).to_dict(),
                 "best_proposal": self.objective.rate(best.scorecard).to_dict() if best else None,
-                **{k: getattr(card, k).to_dict() for k in HEADLINE},
+                **{k: headline_metric(card, k).to_dict() for k in self.headline},
                 "failure_modes": dict(card.failure_modes),
                 "per_family_relaxed_sa": {f: g["relaxed_sa"].value for f, g in card.per_family.items()},
                 "output_tokens": card.output_tokens.to_dict(),
@@ -373,17 +375,17 @@ class Search:
     def _finish(self, state: dict, arena: Arena, r0: Evaluation, selected: Evaluation, incumbent: Harness,
                 tracker: MlflowTracker | None, history: list[dict], wall_s: float, claim: dict) -> SearchResult:
         c = self.config
-        scores = {k: getattr(selected.scorecard, k).to_dict() for k in HEADLINE}
+        scores = {k: headline_metric(selected.scorecard, k).to_dict() for k in self.headline}
         provenance = {"search": c.run_name, "round": state["incumbent_round"], "objective": self.objective.name,
                       "objective_value": self.objective.rate(selected.scorecard).to_dict(), "scores": scores,
-                      "env": c.env, "split": "search", "seeds": c.seeds, "model": c.model,
+                      "env": c.run.env, "split": "search", "seeds": c.seeds, "model": c.run.model,
                       "simulated": self.model.simulated, "r0": r0.harness.hash,
                       "claim": {k: v for k, v in claim.items() if k != "exclusions"}}
         chosen = incumbent.renamed(f"{c.run_name}-selected", **provenance)
         chosen.save(self.dir / "selected.yaml")
         summary = {
-            "search": c.run_name, "objective": self.objective.name, "env": c.env, "model": c.model,
-            "api_base": c.api_base, "simulated": self.model.simulated, "accept": self.acceptance.name,
+            "search": c.run_name, "objective": self.objective.name, "env": c.run.env, "model": c.run.model,
+            "api_base": c.run.api_base, "simulated": self.model.simulated, "accept": self.acceptance.name,
             "proposer": self.proposer.name,
             "r0": {"hash": r0.harness.hash, "scorecard": r0.scorecard.to_dict()},
             "selected": {"hash": incumbent.hash, "round": state["incumbent_round"],
@@ -400,7 +402,7 @@ class Search:
         self._checkpoint(state, arena)
         if tracker:
             tracker.finish(self.dir / "summary.json", self.dir / "selected.yaml",
-                           {**{f"r0_{k}": getattr(r0.scorecard, k).value for k in HEADLINE},
-                            **{f"selected_{k}": getattr(selected.scorecard, k).value for k in HEADLINE},
+                           {**{f"r0_{k}": headline_metric(r0.scorecard, k).value for k in self.headline},
+                            **{f"selected_{k}": headline_metric(selected.scorecard, k).value for k in self.headline},
                             "rollouts": arena.rollouts, "cost_usd": arena.cost, **claim_metrics(claim)})
         return SearchResult(self.dir.path, r0, selected, summary, history)

@@ -46,7 +46,8 @@ class PairedRacing(AcceptanceRule):
             survivors = []
             for i, ev in zip(alive, evals):
                 verdicts[i] = Verdict(ev, stage)
-                if stage != "full" and (why := self._drop(stage, ev, Paired.of(ev, inc, arena.objective.value_key))):
+                if stage != "full" and (why := self._drop(stage, ev, Paired.of(ev, inc, arena.objective.value_key),
+                                                          arena)):
                     verdicts[i].reason = why
                 else:
                     survivors.append(i)
@@ -78,9 +79,9 @@ class PairedRacing(AcceptanceRule):
                     verdicts[i].reason = "significant, but another proposal gained more"
         return [verdicts[i] for i in range(len(proposals))]
 
-    def _drop(self, stage: str, ev: Evaluation, paired: Paired) -> str:
+    def _drop(self, stage: str, ev: Evaluation, paired: Paired, arena: Arena) -> str:
         card = ev.scorecard
-        if card.joint.n == 0:
+        if arena.objective.rate(card).n == 0:  # nothing the objective can count: every rollout excluded
             return f"{stage}: no valid rollout"
         if card.false_abstention.n and card.false_abstention.k == card.false_abstention.n:
             return f"{stage}: abstained on every feasible task"

@@ -107,7 +107,7 @@ class Sequential(AcceptanceRule):
 
     async def incumbent_evaluation(self, incumbent: Harness, arena: Arena) -> Evaluation:
         """What the proposer sees of the incumbent: the tasks it already has (at least one rung)."""
-        paid = arena.paid(incumbent) if hasattr(arena, "paid") else len(arena.tasks)
+        paid = arena.paid(incumbent)
         return await arena.evaluate(incumbent, max(paid, self._first(len(arena.tasks))))
 
     async def judge(self, incumbent: Harness, proposals: list[Harness], arena: Arena) -> list[Verdict]:
@@ -118,7 +118,7 @@ class Sequential(AcceptanceRule):
         key = arena.objective.value_key
         strata = arena.objective.strata
         accept_at, drop_at = k / self.alpha, 1.0 / self.drop_p
-        paid = {i: (arena.paid(p) if hasattr(arena, "paid") else 0) for i, p in enumerate(proposals)}
+        paid = {i: arena.paid(p) for i, p in enumerate(proposals)}
         schedule = {i: self.rungs(n_all, paid[i]) for i in paid}
         verdicts: dict[int, Verdict] = {}
         alive, rung, winners = list(range(len(proposals))), 0, []

@@ -92,7 +92,7 @@ class Stacking(AcceptanceRule):
     async def incumbent_evaluation(self, incumbent: Harness, arena: Arena) -> Evaluation:
         """What the proposer sees of the working incumbent: the tasks it already has (no new rollout;
         the confirmed harness has every task), or the window if it has none."""
-        paid = arena.paid_tasks(incumbent) if hasattr(arena, "paid_tasks") else arena.tasks
+        paid = arena.paid_tasks(incumbent)
         if not paid:
             tasks, m = self._order(arena)
             paid = tasks[:m]

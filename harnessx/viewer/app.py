@@ -18,7 +18,8 @@ from harnessx.harness import Harness
 from harnessx.harness.model import diff
 from harnessx.search.certify import claim_line
 from harnessx.stats import wilson
-from harnessx.viewer import flipview, lineage
+import harnessx.viewer.flipview as flipview  # by module path: the package `__init__` imports this module
+import harnessx.viewer.lineage as lineage
 from harnessx.viewer.store import NotFound, Run, RunsRoot
 
 PAGE = 100          # per-task rows per page

@@ -29,7 +29,7 @@ class GreedyEvaluator(Proposer):
 
 
 def test_a_self_evaluating_proposer_stops_at_the_planned_rollouts(tmp_path):
-    cfg = SearchConfig(env="toy", model="sim/baseline", rounds=2, proposals=1, runs_dir=str(tmp_path / "runs"),
+    cfg = SearchConfig.of(env="toy", model="sim/baseline", rounds=2, proposals=1, runs_dir=str(tmp_path / "runs"),
                        tracking_uri=None, concurrency=4)
     search = Search(cfg, suite=ToySuite(2), proposer=GreedyEvaluator())
     planned = search.plan()["rollouts"]

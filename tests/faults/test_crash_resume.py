@@ -29,7 +29,7 @@ class Killed(BaseException):
 
 
 def config(root: Path, name: str) -> SearchConfig:
-    return SearchConfig(env="toy", model="sim/baseline", rounds=2, proposals=2, runs_dir=str(root), name=name,
+    return SearchConfig.of(env="toy", model="sim/baseline", rounds=2, proposals=2, runs_dir=str(root), name=name,
                         tracking_uri=None, concurrency=4, seed=3)
 
 

@@ -150,7 +150,7 @@ def test_extends_resolves_against_the_profiles_own_folder(tmp_path, monkeypatch)
 def test_a_search_with_a_broken_profile_stops_before_creating_anything(tmp_path):
     path = tmp_path / "p.yaml"
     path.write_text(PROFILES["misspelled_rate"][0])
-    cfg = SearchConfig(env="toy", model=f"sim/{path}", rounds=1, runs_dir=str(tmp_path / "runs"), tracking_uri=None)
+    cfg = SearchConfig.of(env="toy", model=f"sim/{path}", rounds=1, runs_dir=str(tmp_path / "runs"), tracking_uri=None)
     with pytest.raises(InputError, match="false_abstian"):
         asyncio.run(Search(cfg, suite=ToySuite(2)).run())
     assert not (tmp_path / "runs").exists()
@@ -158,7 +158,7 @@ def test_a_search_with_a_broken_profile_stops_before_creating_anything(tmp_path)
 
 # --- the run directory: torn ledger, corrupt checkpoint, bogus stores ---------------------------------
 def _search(tmp_path, **kw) -> SearchConfig:
-    return SearchConfig(objective="joint", env="toy", model="sim/baseline", rounds=1, proposals=1,
+    return SearchConfig.of(objective="joint", env="toy", model="sim/baseline", rounds=1, proposals=1,
                         runs_dir=str(tmp_path / "runs"), tracking_uri=None, concurrency=4, **kw)
 
 
@@ -205,7 +205,7 @@ def test_a_corrupt_checkpoint_is_one_error_naming_it_and_the_recovery(finished_r
 def test_a_bogus_store_uri_is_refused_before_the_run_dir_exists(tmp_path, field, value, words):
     cfg = _search(tmp_path, **{k: v for k, v in {field: value}.items() if k != "tracking_uri"})
     if field == "tracking_uri":
-        cfg.tracking_uri = value
+        cfg.tracking.tracking_uri = value
     with pytest.raises(InputError, match=words):
         asyncio.run(Search(cfg, suite=ToySuite(2)).run())
     assert not (tmp_path / "runs").exists()

@@ -102,7 +102,7 @@ def no_default_endpoint(monkeypatch):
 
 def _gepa(tmp_path, meta_api_base: str) -> SearchConfig:
     # three proposals: GEPA's round budget then outlasts its base evaluation and it reflects
-    return SearchConfig(env="toy", model="sim/baseline", proposer="gepa", meta_model="openai/meta",
+    return SearchConfig.of(env="toy", model="sim/baseline", proposer="gepa", meta_model="openai/meta",
                         meta_api_base=meta_api_base, rounds=1, proposals=3, runs_dir=str(tmp_path / "runs"),
                         tracking_uri=None)
 
@@ -139,7 +139,7 @@ class KilledProposer(Proposer):
 
 
 def _toy(tmp_path, **kw) -> SearchConfig:
-    return SearchConfig(objective="joint", env="toy", model="sim/baseline", runs_dir=str(tmp_path / "runs"),
+    return SearchConfig.of(objective="joint", env="toy", model="sim/baseline", runs_dir=str(tmp_path / "runs"),
                         tracking_uri=None, name="s", **{"rounds": 1, "proposals": 1, **kw})
 
 

@@ -19,7 +19,7 @@ class Killed(BaseException):
 
 def test_kill_during_r0_then_resume_reopens_the_parent_run(tmp_path, monkeypatch):
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
-    cfg = SearchConfig(env="toy", model="sim/baseline", rounds=1, proposals=1, runs_dir=str(tmp_path / "runs"),
+    cfg = SearchConfig.of(env="toy", model="sim/baseline", rounds=1, proposals=1, runs_dir=str(tmp_path / "runs"),
                        name="stale", tracking_uri=uri, concurrency=2)
     real = arena_mod.Arena.evaluate_on
 

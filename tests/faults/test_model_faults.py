@@ -101,7 +101,7 @@ def test_eval_with_a_model_that_cannot_answer_exits_2_with_one_line(args, tmp_pa
 
 
 def test_search_with_a_model_that_cannot_answer_creates_no_run_dir(tmp_path):
-    cfg = SearchConfig(env="toy", model="sim/nosuch", rounds=1, runs_dir=str(tmp_path / "runs"), tracking_uri=None)
+    cfg = SearchConfig.of(env="toy", model="sim/nosuch", rounds=1, runs_dir=str(tmp_path / "runs"), tracking_uri=None)
     with pytest.raises(InputError, match="nosuch"):
         asyncio.run(Search(cfg, suite=ToySuite(2)).run())
     assert not (tmp_path / "runs").exists()
@@ -144,7 +144,7 @@ def test_a_model_failure_is_excluded_and_named_not_scored_as_an_agent_failure(tm
 
 
 def test_circuit_breaker_stops_the_search_cleanly_and_resume_finishes_it(tmp_path):
-    cfg = SearchConfig(objective="joint", env="toy", model=FLAKY, rounds=2, proposals=2,
+    cfg = SearchConfig.of(objective="joint", env="toy", model=FLAKY, rounds=2, proposals=2,
                        runs_dir=str(tmp_path / "runs"), tracking_uri=None, concurrency=2)
     STATE.update(calls=0, fail_tasks=(), fail_after=40)  # R0 (8 tasks, a few calls each) passes; then it dies
     search = Search(cfg, suite=ToySuite(4))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 from harnessx.errors import InputError
 from harnessx.search.proposers.base import Proposal, Proposer, RoundContext
 from harnessx.search.proposers.rules import RulesProposer
@@ -19,10 +21,9 @@ def make_proposer(name: str, meta_model: str | None = None, api_base: str | None
         from harnessx.search.proposers.llm import LLMProposer
 
         return LLMProposer(meta_model, api_base=api_base)
-    if name == "gepa":
-        from harnessx.search.gepa import GepaProposer
-
-        return GepaProposer(meta_model, api_base=api_base)
+    if name == "gepa":  # by module path: search.gepa imports this package (its base classes)
+        gepa = importlib.import_module("harnessx.search.gepa")
+        return gepa.GepaProposer(meta_model, api_base=api_base)
     raise InputError("--proposer", f"unknown proposer {name!r}", f"one of {', '.join(PROPOSERS)}")
 
 
