@@ -8,7 +8,7 @@ import asyncio
 import typer
 
 from harnessx.agent.sampling import SamplingDefaults, copies_warning
-from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, console,
+from harnessx.cli.common import (DEFAULT_ENV, ENVIRONMENTS, ApiBaseOpt, BfclDirOpt, ReasoningEffortOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, console,
                                  friendly_errors, open_suite)
 from harnessx.cli.numbers import in_range
 from harnessx.comparison import setup
@@ -17,7 +17,7 @@ from harnessx.comparison.runs import Contender, resolve_contenders
 from harnessx.report.sections import write_result
 from harnessx.report.tables import compare_tables, model_line
 
-EnvOpt = typer.Option(None, "--env", help="retail, terminal or toy (default: the runs' env, else retail).")
+EnvOpt = typer.Option(None, "--env", help=f"Environment: {ENVIRONMENTS} (default: the runs' env, else {DEFAULT_ENV}).")
 ModelOpt = typer.Option(None, "--model", help="Task-agent model (default: the runs' model, else sim/baseline).")
 SplitOpt = typer.Option(None, "--split", help="search, heldout or independent; repeat for several (default: "
                         "heldout, or every split the suite has when it has no heldout tasks, e.g. toy).")
@@ -78,7 +78,7 @@ def compare_cmd(harnesses: list[str] = typer.Argument(..., help="Run directories
                 concurrency: int = ConcurrencyOpt, judge_model: str = JudgeOpt, tau2_dir: str = Tau2DirOpt,
                 tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt, user_mode: str = UserModeOpt,
                 user_model: str = UserModelOpt, bfcl_dir: str = BfclDirOpt, temperature: float = TemperatureOpt,
-                top_p: float = TopPOpt, seed: int = SeedOpt) -> None:
+                top_p: float = TopPOpt, seed: int = SeedOpt, reasoning_effort: str = ReasoningEffortOpt) -> None:
     """Compare harnesses on a split no one selected on, with confidence intervals.
 
     Strict/relaxed SA with the ladder's gates, solve, false abstention, joint, joint clean, pairs
@@ -91,7 +91,7 @@ def compare_cmd(harnesses: list[str] = typer.Argument(..., help="Run directories
                  judge_model=judge_model, suite_options=dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox,
                                                              user_mode=user_mode, user_model=user_model,
                                                              bfcl_dir=bfcl_dir),
-                 sampling=dict(temperature=temperature, top_p=top_p, seed=seed))
+                 sampling=dict(temperature=temperature, top_p=top_p, seed=seed, reasoning_effort=reasoning_effort))
 
 
 def register(app: typer.Typer) -> None:

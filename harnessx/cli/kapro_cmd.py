@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from harnessx.cli.common import ApiBaseOpt, console, friendly_errors
+from harnessx.cli.common import ApiBaseOpt, ReasoningEffortOpt, console, friendly_errors
 from harnessx.comparison.runs import resolve_contenders
 from harnessx.io_write import check_out_dir
 from harnessx.kapro.report import load_result, write_report
@@ -23,7 +23,7 @@ app = typer.Typer(no_args_is_help=True, help="KAPRO: does the agent know which t
 def eval_cmd(harness: str = typer.Option("kapro", "--harness", help="Harness file, preset (default: kapro) or "
                                          "search run directory (its selected harness)."),
              model: str = typer.Option(DEFAULT_MODEL, "--model", help="Task-agent model (LiteLLM string)."),
-             api_base: str = ApiBaseOpt,
+             api_base: str = ApiBaseOpt, reasoning_effort: str = ReasoningEffortOpt,
              split: str = typer.Option("heldout", "--split", help="search or heldout."),
              epochs: int = typer.Option(1, "--epochs", min=1, help="Rollouts per task (seeds 0..N-1)."),
              kaware_dir: str = typer.Option(None, "--kaware-dir", help="A folder of KAware *.jsonl files, read "
@@ -38,7 +38,7 @@ def eval_cmd(harness: str = typer.Option("kapro", "--harness", help="Harness fil
     """Knowing probe + acting run per task; every KAPRO metric with valid n and a bootstrap CI."""
     check_out_dir(out)
     chosen = resolve_contenders([harness], include_r0=False)[0].harness
-    cfg = KaproRunConfig(harness=chosen, model=model, api_base=api_base, split=split,
+    cfg = KaproRunConfig(harness=chosen, model=model, api_base=api_base, reasoning_effort=reasoning_effort, split=split,
                          epochs=epochs, kaware_dir=str(Path(kaware_dir).resolve()) if kaware_dir else None,
                          distractors=distractors, judge_model=judge_model, n_resamples=resamples,
                          concurrency=concurrency, out=out)

@@ -6,7 +6,7 @@ import asyncio
 
 import typer
 
-from harnessx.cli.common import SandboxOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors, open_suite
+from harnessx.cli.common import ReasoningEffortOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors, open_suite
 from harnessx.agent.sampling import SamplingDefaults
 from harnessx.cli.compare_cmd import (ApiBaseOpt, ConcurrencyOpt, EnvOpt, JudgeOpt, ModelOpt, SeedOpt, SourcesOpt,
                                       TemperatureOpt, TopPOpt)
@@ -46,7 +46,8 @@ def _prepare(contenders: list[Contender], kind: str, env, model, api_base, out, 
 def _stem(kind: str, split: str, sampling: SamplingDefaults) -> str:
     """The output file's name: sampling off the defaults is part of it, so probes never overwrite each other."""
     key = sampling.key()
-    return f"{kind}-{split}" + "".join(f"-{name}{value:g}" for name, value in key.items())
+    return f"{kind}-{split}" + "".join(f"-{name}{value:g}" if isinstance(value, float | int) else f"-{name}{value}"
+                                       for name, value in key.items())
 
 
 @probe_app.command("belief")
@@ -59,10 +60,10 @@ def belief_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = Harness
                sources: int = SourcesOpt, resamples: int = typer.Option(10_000, "--resamples", min=100),
                concurrency: int = ConcurrencyOpt, tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt,
                sandbox: str = SandboxOpt, temperature: float = TemperatureOpt, top_p: float = TopPOpt,
-               seed: int = SeedOpt) -> None:
+               seed: int = SeedOpt, reasoning_effort: str = ReasoningEffortOpt) -> None:
     """Read-only P(feasible) report per task: AUROC (n_A), Brier and ECE10 (n_C), paired differences."""
     contenders = _contenders(harnesses, harness, r0)
-    sampling = setup.sampling(contenders, temperature, top_p, seed)
+    sampling = setup.sampling(contenders, temperature, top_p, seed, reasoning_effort)
     _, out_dir, runner, split, tasks = _prepare(contenders, "probes/belief", env, model, api_base, out, concurrency,
                                                 split, sources, dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox),
                                                 sampling)
@@ -76,7 +77,7 @@ def belief_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = Harness
 @probe_app.command("challenge")
 @friendly_errors
 def challenge_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = HarnessOpt,
-                  r0: bool = typer.Option(False, "--r0/--no-r0", help="A run directory also brings its R0."),
+                  r0: bool = typer.Option(True, "--r0/--no-r0", help="A run directory also brings its R0."),
                   env: str = EnvOpt, model: str = ModelOpt, api_base: str = ApiBaseOpt, split: str = SplitOpt,
                   replicates: int = typer.Option(6, "--replicates", min=1, help="Runs (seeds seed*1000+e; 0..N-1 at --seed 0)."),
                   pre: str = typer.Option(None, "--pre", help="Pre-challenge predicate: abstention, strict_sa, relaxed_sa "
@@ -85,10 +86,11 @@ def challenge_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = Harn
                   out: str = typer.Option(None, "--out", help="Output dir (default: <run>/probes/challenge)."),
                   sources: int = SourcesOpt, concurrency: int = ConcurrencyOpt, judge_model: str = JudgeOpt,
                   tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt,
-                  temperature: float = TemperatureOpt, top_p: float = TopPOpt, seed: int = SeedOpt) -> None:
+                  temperature: float = TemperatureOpt, top_p: float = TopPOpt, seed: int = SeedOpt,
+                  reasoning_effort: str = ReasoningEffortOpt) -> None:
     """One neutral reconsideration request after each run: P(+|+), P(+|−), P(−|+), CRA or Δχ."""
     contenders = _contenders(harnesses, harness, r0)
-    sampling = setup.sampling(contenders, temperature, top_p, seed)
+    sampling = setup.sampling(contenders, temperature, top_p, seed, reasoning_effort)
     env, out_dir, runner, split, tasks = _prepare(contenders, "probes/challenge", env, model, api_base, out,
                                                   concurrency, split, sources, dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox),
                                                   sampling)

@@ -13,11 +13,13 @@ from rich.table import Table
 
 from harnessx.agent.result import RolloutResult
 from harnessx.agent.sampling import copies_warning
-from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt,
-                                 TemperatureOpt, TopPOpt, UserModelOpt, UserModeOpt, console, friendly_errors,
+from harnessx.cli.aliases import aliased
+from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, EnvOpt, ReasoningEffortOpt, SandboxOpt, TasksDirOpt,
+                                 Tau2DirOpt, TemperatureOpt, TopPOpt, UserModelOpt, UserModeOpt, console, friendly_errors,
                                  suite_kwargs)
 from harnessx.cli.numbers import NON_NEGATIVE, PROBABILITY_OPEN
-from harnessx.cli.scale_opts import ExecutorOpt, RayAddressOpt, WorkersOpt, check_executor
+from harnessx.cli.scale_opts import (ExecutorOpt, LocalRolloutsOpt, RayActorsOpt, RayAddressOpt, WorkersAliasOpt,
+                                     check_executor, pool_size)
 from harnessx.errors import InputError
 from harnessx.models import DEFAULT_MODEL
 from harnessx.search import PROPOSERS, Search, SearchConfig, objective_names
@@ -84,7 +86,8 @@ def search(
     resume: bool = typer.Option(False, "--resume", help="Continue the run directory; finished rollouts are reused."),
     storage: str = typer.Option(None, "--storage", help="Optuna storage URL (e.g. postgresql://...); default: "
                                 "a journal file runs/<name>/optuna.log."),
-    mlflow_uri: str = typer.Option(DEFAULT_MLFLOW_URI, "--mlflow-uri", help="MLflow tracking URI (a database store)."),
+    tracking_uri: str = typer.Option(DEFAULT_MLFLOW_URI, "--tracking-uri", help="MLflow tracking URI (a database "
+                                     "store or a tracking server)."),
     no_mlflow: bool = typer.Option(False, "--no-mlflow", help="Do not log to MLflow."),
     mlflow_traces: int = typer.Option(DEFAULT_TRACES, "--mlflow-traces", min=-1, help="Rollouts per candidate logged as "
                                       "MLflow traces, failed ones first (-1 = all, 0 = none)."),
@@ -94,10 +97,11 @@ def search(
     tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt,
     user_mode: str = UserModeOpt, user_model: str = UserModelOpt,
     bfcl_dir: str = BfclDirOpt,
-    executor: str = ExecutorOpt, ray_address: str = RayAddressOpt, workers: int = WorkersOpt,
+    executor: str = ExecutorOpt, ray_address: str = RayAddressOpt, ray_actors: int = RayActorsOpt,
+    local_rollouts: int = LocalRolloutsOpt, workers: int = WorkersAliasOpt,
     sources: int = typer.Option(0, "--sources", min=0, help="Only the first N source pairs of the search split (0 = all)."),
     tasks: list[str] = typer.Option(None, "--tasks", help="Only these task or source ids (repeatable)."),
-    temperature: float = TemperatureOpt, top_p: float = TopPOpt,
+    temperature: float = TemperatureOpt, top_p: float = TopPOpt, reasoning_effort: str = ReasoningEffortOpt,
     certify_split: str = typer.Option("heldout", "--certify-split", help="Split the final claim (selected vs R0, "
                                       "paired, one-sided test at --alpha) is tested on; none = not run. Its "
                                       "rollouts are paid after the search, outside --max-rollouts."),
@@ -114,15 +118,17 @@ def search(
     if accept not in ACCEPTANCE:
         raise InputError("--accept", f"unknown acceptance rule {accept!r}", f"one of {', '.join(ACCEPTANCE)}")
     check_executor(executor, ray_address, storage)
+    workers = pool_size(executor, ray_actors, local_rollouts, workers)
     config = SearchConfig(objective=objective, env=env, model=model, api_base=api_base, proposer=proposer,
                           meta_model=meta_model, accept=accept, rounds=rounds, proposals=proposals, epochs=epochs,
                           seed=seed, space=space, alpha=alpha, name=name, runs_dir=str(runs_dir), storage=storage,
-                          tracking_uri=None if no_mlflow else mlflow_uri, mlflow_traces=mlflow_traces,
+                          tracking_uri=None if no_mlflow else tracking_uri, mlflow_traces=mlflow_traces,
                           max_rollouts=max_rollouts,
                           max_cost=max_cost, concurrency=concurrency, executor=executor, ray_address=ray_address,
                           workers=workers,
                           sources=sources, task_ids=list(tasks or []),
-                          temperature=temperature, top_p=top_p, meta_api_base=meta_api_base or api_base,
+                          temperature=temperature, top_p=top_p, reasoning_effort=reasoning_effort,
+                          meta_api_base=meta_api_base or api_base,
                           suite_options=suite_kwargs(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox,
                                                      user_mode=user_mode, user_model=user_model,
                                                      bfcl_dir=bfcl_dir))
@@ -238,5 +244,5 @@ def _cell(rate: dict | None) -> str:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("search")(friendly_errors(search))
+    app.command("search", cls=aliased("search"))(friendly_errors(search))
 

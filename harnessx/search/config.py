@@ -48,6 +48,7 @@ class SearchConfig:
     task_ids: list[str] = field(default_factory=list)  # only these task or source ids
     temperature: float = 0.0  # the task agent's default sampling (a harness switch overrides it)
     top_p: float | None = None
+    reasoning_effort: str | None = None  # low/medium/high or a thinking budget (a harness switch overrides it)
     meta_api_base: str | None = None  # OpenAI-compatible server of the meta-model (e.g. harnessx local serve)
 
     @property

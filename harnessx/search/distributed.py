@@ -22,5 +22,5 @@ def search_executor(config: SearchConfig, suite: Suite, model: ModelClient, give
                           storage=config.storage, queue_name=queue_name(config.run_name))
     factory = suite_factory(suite, None if given_suite else config.env, config.suite_options)
     shared = encode_config(config.env, config.suite_options, config.model, config.api_base, config.run_name,
-                           config.tracking_uri, config.temperature, config.top_p)
+                           config.tracking_uri, config.temperature, config.top_p, config.reasoning_effort)
     return make_executor(spec, suite, model, factory=factory, queue_config=shared)

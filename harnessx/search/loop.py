@@ -92,7 +92,7 @@ class Search:
         self.certify = certify or CertifyConfig()  # the claim at the end: where and on how many seeds
         self.certify.tasks(self.suite, self.objective)  # a named split without tasks fails before any rollout
         self.model = ModelClient(config.model, api_base=config.api_base, temperature=config.temperature,
-                                 top_p=config.top_p)
+                                 top_p=config.top_p, reasoning_effort=config.reasoning_effort)
         if proposer is not None and not isinstance(proposer, Proposer):
             raise TypeError(f"a proposer must derive from harnessx.search.proposers.Proposer, not {type(proposer).__name__}")
         self.proposer = proposer or make_proposer(config.proposer, meta_model=config.meta_model,
@@ -115,6 +115,7 @@ class Search:
                 "meta_model": c.meta_model, "accept": self.acceptance.name or c.accept,
                 "alpha": c.alpha, "rounds": c.rounds, "proposals": c.proposals, "epochs": c.epochs, "seeds": c.seeds,
                 "sources": c.sources, "task_ids": c.task_ids, "temperature": c.temperature, "top_p": c.top_p,
+                **({"reasoning_effort": c.reasoning_effort} if c.reasoning_effort else {}),
                 "suite_hash": suite_hash(self.tasks), "search_space": {"name": self.space.name, "digest": self.space.digest,
                                                                         "source": self.space.source},
                 "max_rollouts": c.max_rollouts, "max_cost": c.max_cost, "concurrency": c.concurrency,

@@ -65,8 +65,8 @@ def check_storage(storage: str | None) -> None:
         check_database_url("--storage", storage)
 
 
-def check_tracking_uri(uri: str | None, option: str = "--mlflow-uri") -> None:
-    """--mlflow-uri: None (no MLflow), a database URL, or an MLflow tracking server."""
+def check_tracking_uri(uri: str | None, option: str = "--tracking-uri") -> None:
+    """--tracking-uri: None (no MLflow), a database URL, or an MLflow tracking server."""
     if not uri:
         return
     scheme = urlparse(uri).scheme
