@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from harnessx.errors import ModelCallError
 from harnessx.models.defaults import DEFAULT_MODEL  # noqa: F401 - re-exported: callers import it from here
 from harnessx.models.failures import classify
+from harnessx.models.loopback import loopback_key
 from harnessx.models.providers import identity_suffix
 from harnessx.models.reasoning import reasoning_params
 from harnessx.models.toolcalls import call_schema, parse_tool_calls, tool_name
@@ -63,7 +64,8 @@ class ModelClient:
                  temperature: float = 0.0, timeout_s: float = 120.0, max_retries: int = 3,
                  backoff_s: float = 1.0, extra: dict[str, Any] | None = None, top_p: float | None = None,
                  reasoning_effort: str | None = None):
-        self.model, self.api_base, self.api_key = model, api_base, api_key
+        self.model, self.api_base = model, api_base
+        self.api_key = loopback_key(model, api_base, api_key)  # a loopback server needs no key from the user
         self.temperature, self.top_p, self.timeout_s = temperature, top_p, timeout_s
         self.reasoning_effort = reasoning_effort  # harnessx.models.reasoning: a level or a thinking budget
         self.max_retries, self.backoff_s = max_retries, backoff_s
