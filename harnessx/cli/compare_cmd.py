@@ -8,14 +8,10 @@ import asyncio
 import typer
 
 from harnessx.agent.sampling import SamplingDefaults, copies_warning
+from harnessx.comparison.runs import Contender, resolve_contenders
 from harnessx.cli.common import (DEFAULT_ENV, ENVIRONMENTS, ApiBaseOpt, BfclDirOpt, ReasoningEffortOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, console,
                                  friendly_errors, open_suite)
 from harnessx.cli.numbers import in_range
-from harnessx.comparison import setup
-from harnessx.comparison.compare import compare
-from harnessx.comparison.runs import Contender, resolve_contenders
-from harnessx.report.sections import write_result
-from harnessx.report.tables import compare_tables, model_line
 
 EnvOpt = typer.Option(None, "--env", help=f"Environment: {ENVIRONMENTS} (default: the runs' env, else {DEFAULT_ENV}).")
 ModelOpt = typer.Option(None, "--model", help="Task-agent model (default: the runs' model, else sim/baseline).")
@@ -39,6 +35,11 @@ def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, mod
                  splits: list[str], epochs: int, out: str | None, sources: int, resamples: int, concurrency: int,
                  judge_model: str | None, suite_options: dict | None = None,
                  sampling: dict | None = None) -> dict:
+    from harnessx.comparison import setup  # the runner, LiteLLM and the scoring load when a command runs
+    from harnessx.comparison.compare import compare
+    from harnessx.report.sections import write_result
+    from harnessx.report.tables import compare_tables, model_line
+
     env, model, api_base = setup.settings(contenders, env, model, api_base)
     sampled: SamplingDefaults = setup.sampling(contenders, **(sampling or {}))
     options = setup.suite_options(contenders, suite_options or {}, env)

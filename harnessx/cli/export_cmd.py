@@ -8,7 +8,7 @@ import typer
 
 from harnessx.cli.aliases import aliased
 from harnessx.cli.common import console, friendly_errors
-from harnessx.search.tracking import DEFAULT_MLFLOW_URI
+from harnessx.search.uris import DEFAULT_MLFLOW_URI
 
 
 def export(

@@ -10,13 +10,8 @@ from harnessx.cli.common import ReasoningEffortOpt, SandboxOpt, TasksDirOpt, Tau
 from harnessx.agent.sampling import SamplingDefaults
 from harnessx.cli.compare_cmd import (ApiBaseOpt, ConcurrencyOpt, EnvOpt, JudgeOpt, ModelOpt, SeedOpt, SourcesOpt,
                                       TemperatureOpt, TopPOpt)
-from harnessx.comparison import setup
 from harnessx.comparison.runs import Contender, resolve_contenders
 from harnessx.errors import InputError
-from harnessx.probes.challenge import predicates_for
-from harnessx.probes.run import belief_probe, challenge_probe
-from harnessx.report.sections import write_result
-from harnessx.report.tables import belief_tables, challenge_tables, model_line
 
 probe_app = typer.Typer(no_args_is_help=True, help="Belief (calibration) and challenge (stability) probes.")
 HarnessesArg = typer.Argument(None, help="Run directories, harness files or preset names.")
@@ -34,6 +29,9 @@ def _contenders(harnesses: list[str] | None, extra: list[str], r0: bool) -> list
 
 def _prepare(contenders: list[Contender], kind: str, env, model, api_base, out, concurrency, split, sources,
              suite_options: dict, sampling: SamplingDefaults):
+    from harnessx.comparison import setup
+    from harnessx.report.tables import model_line
+
     env, model, api_base = setup.settings(contenders, env, model, api_base)
     out_dir = setup.out_dir(contenders, kind, out)
     suite = open_suite(env, **setup.suite_options(contenders, suite_options))
@@ -62,6 +60,11 @@ def belief_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = Harness
                sandbox: str = SandboxOpt, temperature: float = TemperatureOpt, top_p: float = TopPOpt,
                seed: int = SeedOpt, reasoning_effort: str = ReasoningEffortOpt) -> None:
     """Read-only P(feasible) report per task: AUROC (n_A), Brier and ECE10 (n_C), paired differences."""
+    from harnessx.comparison import setup
+    from harnessx.probes.run import belief_probe
+    from harnessx.report.sections import write_result
+    from harnessx.report.tables import belief_tables
+
     contenders = _contenders(harnesses, harness, r0)
     sampling = setup.sampling(contenders, temperature, top_p, seed, reasoning_effort)
     _, out_dir, runner, split, tasks = _prepare(contenders, "probes/belief", env, model, api_base, out, concurrency,
@@ -89,6 +92,12 @@ def challenge_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = Harn
                   temperature: float = TemperatureOpt, top_p: float = TopPOpt, seed: int = SeedOpt,
                   reasoning_effort: str = ReasoningEffortOpt) -> None:
     """One neutral reconsideration request after each run: P(+|+), P(+|−), P(−|+), CRA or Δχ."""
+    from harnessx.comparison import setup
+    from harnessx.probes.challenge import predicates_for
+    from harnessx.probes.run import challenge_probe
+    from harnessx.report.sections import write_result
+    from harnessx.report.tables import challenge_tables
+
     contenders = _contenders(harnesses, harness, r0)
     sampling = setup.sampling(contenders, temperature, top_p, seed, reasoning_effort)
     env, out_dir, runner, split, tasks = _prepare(contenders, "probes/challenge", env, model, api_base, out,

@@ -7,12 +7,10 @@ import shlex
 import sys
 from pathlib import Path
 
-import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from typing import TYPE_CHECKING
 
-from harnessx.agent.result import RolloutResult
-from harnessx.agent.sampling import copies_warning
+import typer
+
 from harnessx.cli.aliases import aliased
 from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, EnvOpt, ReasoningEffortOpt, SandboxOpt, TasksDirOpt,
                                  Tau2DirOpt, TemperatureOpt, TopPOpt, UserModelOpt, UserModeOpt, console, friendly_errors,
@@ -21,17 +19,18 @@ from harnessx.cli.numbers import NON_NEGATIVE, PROBABILITY_OPEN
 from harnessx.cli.scale_opts import (ExecutorOpt, LocalRolloutsOpt, RayActorsOpt, RayAddressOpt, WorkersAliasOpt,
                                      check_executor, pool_size)
 from harnessx.errors import InputError
-from harnessx.models import DEFAULT_MODEL
-from harnessx.search import PROPOSERS, Search, SearchConfig, objective_names
-from harnessx.search.objectives import get_objective
-from harnessx.search.rules import ACCEPTANCE
-from harnessx.search.breaker import ModelOutage
-from harnessx.search.certify import CertifyConfig, claim_line
-from harnessx.search.budget import search_plan
-from harnessx.search.planner import rollout_line
-from harnessx.search.config import DEFAULT_TRACES
-from harnessx.search.tracking import DEFAULT_MLFLOW_URI
-from harnessx.report.cells import objective_cell, rate_cell, value_cell
+from harnessx.models.defaults import DEFAULT_MODEL
+from harnessx.search.config import DEFAULT_TRACES, SearchConfig
+from harnessx.search.uris import DEFAULT_MLFLOW_URI
+
+# What the help names without importing the search (its proposers, objectives and rules load with
+# Optuna and LiteLLM): tests/test_cli_startup.py checks these against the registries.
+PROPOSER_NAMES = ("rules", "llm", "gepa")
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from harnessx.agent.result import RolloutResult
 
 TABLE_ROWS = {"strict_sa": "strict SA (blocked)", "solve": "solve (feasible)",
               "false_abstention": "false abstention (feasible)", "joint": "joint (pooled)",
@@ -60,13 +59,14 @@ class ProgressReporter:
 
 
 def search(
-    objective: str = typer.Option("joint", "--objective", help=f"What to maximise: {' or '.join(objective_names())} "
-                                  "(sa = strict SA on blocked search tasks; joint = pooled strict SA + solve)."),
+    objective: str = typer.Option("joint", "--objective", help="What to maximise: joint (pooled strict SA + solve), "
+                                  "sa (strict SA on blocked search tasks) or another objective a benchmark declares "
+                                  "(kas, nas, ...; an unknown name is refused with the full list)."),
     env: str = EnvOpt,
     model: str = typer.Option(DEFAULT_MODEL, "--model", help="Task-agent model (LiteLLM string); default: the "
                               "offline simulated agent, whose numbers are never a model's result."),
     api_base: str = ApiBaseOpt,
-    proposer: str = typer.Option("rules", "--proposer", help=f"Who proposes edits: {', '.join(PROPOSERS)}."),
+    proposer: str = typer.Option("rules", "--proposer", help=f"Who proposes edits: {', '.join(PROPOSER_NAMES)}."),
     meta_model: str = typer.Option(None, "--meta-model", help="LiteLLM model for the llm/gepa proposers."),
     meta_api_base: str = typer.Option(None, "--meta-api-base", help="OpenAI-compatible server of the meta-model "
                                       "(default: --api-base), e.g. harnessx local serve's URL."),
@@ -115,6 +115,16 @@ def search(
     Writes runs/<name>/ (config, checkpoint, harnesses, ledger, rollouts, optuna.log, selected.yaml,
     summary.json) and MLflow runs under mlruns/. Held-out and independent splits are never used.
     """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from harnessx.agent.sampling import copies_warning
+    from harnessx.search import Search
+    from harnessx.search.breaker import ModelOutage
+    from harnessx.search.budget import search_plan
+    from harnessx.search.certify import CertifyConfig
+    from harnessx.search.planner import rollout_line
+    from harnessx.search.rules import ACCEPTANCE
+
     if accept not in ACCEPTANCE:
         raise InputError("--accept", f"unknown acceptance rule {accept!r}", f"one of {', '.join(ACCEPTANCE)}")
     check_executor(executor, ray_address, storage)
@@ -174,6 +184,12 @@ def resume_command() -> str:
 
 
 def print_summary(summary: dict, run_dir: Path) -> None:
+    from rich.table import Table
+
+    from harnessx.report.cells import objective_cell
+    from harnessx.search.certify import claim_line
+    from harnessx.search.objectives import get_objective
+
     r0, chosen = summary["r0"]["scorecard"], summary["selected"]["scorecard"]
     table = Table(title=f"{summary['search']}: R0 vs selected (round {summary['selected']['round']}), "
                         f"search split (selection data, not a claim), {summary['model']}" + (" (simulated)" if summary["simulated"] else ""))
@@ -212,6 +228,7 @@ def benchmark_rows(*cards: dict) -> list:
     if not all("j_know" in (c.get("values") or {}) for c in cards):
         return []
     from harnessx.kapro.benchmark import real_kas
+    from harnessx.report.cells import value_cell
 
     kas_cell = lambda c: ("n/a" if real_kas(c["values"]) is None else  # noqa: E731
                           f"{100 * real_kas(c['values']):.1f}% (n={c['values']['j_act']['n']}; harmonic mean of "
@@ -235,11 +252,15 @@ def summary_rows(card: dict) -> dict[str, str]:
 
 def _mean_cell(value: dict | None) -> str:
     """A benchmark objective's mean: value, 95% CI, n and exclusions."""
+    from harnessx.report.cells import value_cell
+
     return value_cell(value, signed=True)
 
 
 def _cell(rate: dict | None) -> str:
     """k/n, %, Wilson 95% CI and exclusions, as in every other table."""
+    from harnessx.report.cells import rate_cell
+
     return rate_cell(rate)
 
 

@@ -22,6 +22,7 @@ from harnessx.models.failures import classify
 from harnessx.models.loopback import loopback_key
 from harnessx.models.providers import identity_suffix
 from harnessx.models.reasoning import reasoning_params
+from harnessx.models.usage import Usage
 from harnessx.models.toolcalls import call_schema, parse_tool_calls, tool_name
 from harnessx.tasks import ToolCall
 
@@ -30,18 +31,6 @@ litellm.drop_params = True
 
 # Offline providers: model prefix -> module that registers it on import.
 LAZY_PROVIDERS = {"sim": "harnessx.sim", "local": "harnessx.local"}
-
-
-class Usage(BaseModel):
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    calls: int = 0
-
-    def __add__(self, other: "Usage") -> "Usage":
-        return Usage(prompt_tokens=self.prompt_tokens + other.prompt_tokens,
-                     completion_tokens=self.completion_tokens + other.completion_tokens,
-                     cost_usd=self.cost_usd + other.cost_usd, calls=self.calls + other.calls)
 
 
 class ModelReply(BaseModel):

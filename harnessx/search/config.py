@@ -11,8 +11,8 @@ from typing import Any
 
 from harnessx.agent.sampling import epoch_seeds
 from harnessx.envs.registry import DEFAULT_ENV
-from harnessx.models.client import DEFAULT_MODEL
-from harnessx.search.tracking import DEFAULT_MLFLOW_URI
+from harnessx.models.defaults import DEFAULT_MODEL
+from harnessx.search.uris import DEFAULT_MLFLOW_URI
 
 DEFAULT_TRACES = 10  # rollouts per candidate logged as MLflow traces, failing ones first
 

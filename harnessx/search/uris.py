@@ -13,6 +13,7 @@ from harnessx.errors import InputError
 from harnessx.extras import missing_extra
 
 # MLflow: a database store (SQLAlchemy URL) or a tracking server; the file store is refused by MLflow.
+DEFAULT_MLFLOW_URI = "sqlite:///mlruns/mlflow.db"  # the MLflow store of a search unless --tracking-uri names another
 MLFLOW_SERVER_SCHEMES = ("http", "https", "databricks")
 
 
