@@ -1,11 +1,12 @@
 """CLI start-up cost: CPU seconds (user + sys of the child process) of `harnessx --help`, `harnessx
-presets` and `harnessx tasks list --env toy` against a bare `python -c pass`, each run N times in a
+presets`, `harnessx search --help`, `harnessx eval --help` and `harnessx tasks list --env toy` against
+a bare `python -c pass`, each run N times in a
 fresh subprocess; the table shows medians and the ratio to the bare interpreter.
 
 CPU time, not wall time: on a shared machine wall time measures the neighbours, while the CPU a
 process burns is its own. The commands run as `python -m harnessx.cli.main` with this checkout first
-on the path (what the `harnessx` script runs). Exit status: 1 when the median CPU of `--help` or
-`presets` is over --limit seconds.
+on the path (what the `harnessx` script runs). Exit status: 1 when the median CPU of any `--help` or
+of `presets` is over --limit seconds.
 
     python bench/cli_startup.py                 # 5 runs each, limit 1 s
     python bench/cli_startup.py --runs 9 --limit 0.8
@@ -27,8 +28,10 @@ CLI = [sys.executable, "-m", "harnessx.cli.main"]
 COMMANDS = {"python -c pass": [sys.executable, "-c", "pass"],
             "harnessx --help": [*CLI, "--help"],
             "harnessx presets": [*CLI, "presets"],
+            "harnessx search --help": [*CLI, "search", "--help"],
+            "harnessx eval --help": [*CLI, "eval", "--help"],
             "harnessx tasks list --env toy": [*CLI, "tasks", "list", "--env", "toy"]}
-LIMITED = ("harnessx --help", "harnessx presets")  # the commands --limit applies to
+LIMITED = ("harnessx --help", "harnessx presets", "harnessx search --help", "harnessx eval --help")  # --limit applies
 
 
 def child_cpu() -> float:
@@ -50,7 +53,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="runs per command (default 5)")
     parser.add_argument("--limit", type=float, default=1.0,
-                        help="median CPU seconds allowed for --help and presets (default 1.0)")
+                        help="median CPU seconds allowed for each --help and presets (default 1.0)")
     args = parser.parse_args()
     if args.runs < 1:
         parser.error("--runs: expected a positive number of runs")

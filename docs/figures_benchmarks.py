@@ -13,8 +13,8 @@ import json
 from collections import Counter
 
 FG_BUILD = ("feasigen", "build", "--env", "retail", "--out", "runs/fg-retail")
-FG_EVAL = ("feasigen", "eval", "--suite", "runs/fg-retail", "--system", "sim/baseline", "--system", "sim/weak",
-           "--system", "sim/ideal", "--pair", "sim/ideal->sim/weak", "--pair", "sim/weak->sim/baseline",
+FG_EVAL = ("feasigen", "eval", "--suite", "runs/fg-retail", "--model", "sim/baseline", "--model", "sim/weak",
+           "--model", "sim/ideal", "--pair", "sim/ideal->sim/weak", "--pair", "sim/weak->sim/baseline",
            "--split", "search", "--split", "heldout", "--split", "independent", "--out", "runs/fg-retail-eval")
 FG_REPORT = ("feasigen", "report", "runs/fg-retail-eval")
 KAPRO_EVAL = ("kapro", "eval", "--split", "heldout", "--epochs", "3", "--distractors", "10", "--out",

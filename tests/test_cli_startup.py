@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import typer
 from typer.testing import CliRunner
 
@@ -17,6 +18,19 @@ from harnessx.cli.lazy import lazy_group
 
 REPO = Path(__file__).resolve().parent.parent
 HEAVY = ("litellm", "mlflow", "optuna", "dspy", "gepa", "pandas", "matplotlib", "ray")
+# a command's own --help: none of these either (the help is built from light modules)
+HELP_HEAVY = (*HEAVY, "numpy", "scipy")
+HELP_COMMANDS = (["search"], ["eval"], ["compare"], ["export"], ["report"], ["worker"], ["plan"], ["probe", "belief"],
+                 ["probe", "challenge"], ["kapro", "eval"], ["cf", "eval"], ["feasigen", "eval"], ["tasks", "list"])
+
+HELP_PROBE = """
+import json, sys
+from typer.testing import CliRunner
+import harnessx.cli.main as main
+result = CliRunner().invoke(main.app, [*ARGS, "--help"])
+assert result.exit_code == 0, result.output
+print(json.dumps(sorted(m for m in HEAVY if m in sys.modules)))
+"""
 
 PROBE = """
 import json, sys
@@ -75,3 +89,19 @@ def test_a_lazy_command_runs_when_called_and_a_missing_module_says_it_has_not_la
     assert ghost.exit_code != 0 and "`harnessx ghost` has not landed yet" in ghost.output
     typo = runner.invoke(app, ["taks"])
     assert typo.exit_code == 2 and "Did you mean 'tasks'?" in typo.output
+
+
+@pytest.mark.parametrize("args", HELP_COMMANDS, ids=" ".join)
+def test_a_commands_own_help_imports_no_heavy_library(args):
+    out = subprocess.run([sys.executable, "-c", f"HEAVY = {HELP_HEAVY!r}\nARGS = {args!r}\n{HELP_PROBE}"], check=False,
+                         cwd=REPO, capture_output=True, text=True, timeout=600, env={"PYTHONPATH": str(REPO), "PATH": ""})
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert json.loads(out.stdout.splitlines()[-1]) == []
+
+
+def test_the_names_search_help_lists_are_the_registries():
+    from harnessx.cli.search_cmd import PROPOSER_NAMES
+    from harnessx.search import PROPOSERS
+
+    assert tuple(PROPOSER_NAMES) == tuple(PROPOSERS)
+

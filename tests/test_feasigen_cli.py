@@ -58,7 +58,7 @@ def small_suite(tmp_path_factory):
 
 def test_eval_and_report_print_every_metric_with_n(small_suite, tmp_path):
     out_dir = tmp_path / "eval"
-    text = invoke("feasigen", "eval", "--suite", str(small_suite), "--system", "sim/baseline", "--system",
+    text = invoke("feasigen", "eval", "--suite", str(small_suite), "--model", "sim/baseline", "--model",
                   "sim/ideal", "--pair", "sim/ideal->sim/baseline", "--split", "search", "--split", "heldout",
                   "--split", "independent", "--out", str(out_dir))
     for title in ("SR on Task_original", "FCR on Task_infeasible", "completed while infeasible", "TC_early-stop",

@@ -118,7 +118,7 @@ def _outcome(tmp: Path, name: str) -> tuple[str, list[dict]]:
 def test_a_search_on_a_ray_start_head_selects_what_one_process_selects(tmp_path, ray_head):
     address, token, logs = ray_head
     on_head = _search(tmp_path, "head", _ray_env(token), "--executor", "ray", "--ray-address", address,
-                      "--workers", "2")
+                      "--ray-actors", "2")
     assert on_head.returncode == 0, on_head.stdout[-3000:] + on_head.stderr[-3000:]
     asyncio.run(Search(SearchConfig.of(objective="joint", env="toy", model=fixed_latency_model(tmp_path), rounds=1,
                                     proposals=2, seed=0, tracking_uri=None, name="one",

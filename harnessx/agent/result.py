@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from harnessx.models.client import Usage
+from harnessx.models.usage import Usage
 
 Status = Literal["ok", "env_failure", "model_failure", "malformed_limit"]
 # Not the agent's doing: the environment or the model provider failed. Excluded, counted and named.

@@ -27,7 +27,8 @@ def call_seed(rollout_seed: int, retry: int = 0) -> int:
 
 def sampling_kwargs(switches: Switches) -> dict[str, Any]:
     """The harness's overrides of the run's sampling defaults (absent: the client's apply)."""
-    return {k: v for k, v in (("temperature", switches.temperature), ("top_p", switches.top_p)) if v is not None}
+    return {k: v for k, v in (("temperature", switches.temperature), ("top_p", switches.top_p),
+                              ("reasoning_effort", switches.reasoning_effort)) if v is not None}
 
 
 def epoch_seeds(seed: int, epochs: int) -> list[int]:
@@ -37,11 +38,12 @@ def epoch_seeds(seed: int, epochs: int) -> list[int]:
 
 @dataclass(frozen=True)
 class SamplingDefaults:
-    """A run's sampling defaults (`--temperature`, `--top-p`) and its seed (`--seed`)."""
+    """A run's sampling defaults (`--temperature`, `--top-p`, `--reasoning-effort`) and its seed (`--seed`)."""
 
     temperature: float = 0.0
     top_p: float | None = None
     seed: int = 0
+    reasoning_effort: str | None = None
 
     def epoch_seeds(self, epochs: int) -> list[int]:
         return epoch_seeds(self.seed, epochs)
@@ -50,7 +52,8 @@ class SamplingDefaults:
         """What an evaluation key holds about sampling: only settings off the defaults (so the keys,
         and output files, of runs made before these options existed do not change)."""
         return {**({"temperature": self.temperature} if self.temperature else {}),
-                **({"top_p": self.top_p} if self.top_p is not None else {}), **({"seed": self.seed} if self.seed else {})}
+                **({"top_p": self.top_p} if self.top_p is not None else {}), **({"seed": self.seed} if self.seed else {}),
+                **({"reasoning_effort": self.reasoning_effort} if self.reasoning_effort else {})}
 
 
 COPIES_WARNING = ("--epochs > 1 at temperature 0: a deterministic model repeats each rollout, so the epochs are "

@@ -29,6 +29,7 @@ class CFEvalConfig:
     conditions: tuple[str, ...] = CONDITIONS
     model: str = DEFAULT_MODEL
     api_base: str | None = None
+    reasoning_effort: str | None = None  # task agent: low/medium/high or a thinking budget
     split: str = "all"
     epochs: int = 1
     items: str | None = None
@@ -52,7 +53,7 @@ async def run_eval(cfg: CFEvalConfig, progress: ProgressFn | None = None) -> dic
         if condition not in CONDITIONS:
             raise InputError("--condition", f"unknown condition {condition!r}", f"one of {', '.join(CONDITIONS)}")
     out = Path(cfg.out)
-    model = ModelClient(cfg.model, api_base=cfg.api_base)
+    model = ModelClient(cfg.model, api_base=cfg.api_base, reasoning_effort=cfg.reasoning_effort)
     judge_client = ModelClient(cfg.judge_model, temperature=0.0) if cfg.judge_model else None
     # a task model or judge that cannot answer stops here, before anything is written
     await preflight_all([model] + ([judge_client] if judge_client else []))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from harnessx.cli.common import ApiBaseOpt, console, friendly_errors
+from harnessx.cli.common import ApiBaseOpt, ReasoningEffortOpt, console, friendly_errors
 from harnessx.models import DEFAULT_MODEL
 
 app = typer.Typer(no_args_is_help=True, help="Confident Fools: when to search and when to answer from memory.")
@@ -21,7 +21,7 @@ def eval_cmd(harness: str = typer.Option(None, "--harness", help="Harness file, 
                                                  help="search (web_search tool) and/or none (no tool); repeat."),
              model: str = typer.Option(DEFAULT_MODEL, "--model", help="Task-agent model (LiteLLM string); default: "
                                        "the simulated agent, whose numbers are never a model's result."),
-             api_base: str = ApiBaseOpt,
+             api_base: str = ApiBaseOpt, reasoning_effort: str = ReasoningEffortOpt,
              split: str = typer.Option("all", "--split", help="search, heldout or all."),
              epochs: int = typer.Option(1, "--epochs", min=1, help="Rollouts per item (seeds)."),
              items: str = typer.Option(None, "--items", help="Your items (JSONL/JSON/YAML) instead of the built-in ones."),
@@ -46,7 +46,8 @@ def eval_cmd(harness: str = typer.Option(None, "--harness", help="Harness file, 
         from harnessx.comparison.runs import resolve_contenders
 
         chosen = resolve_contenders([harness], include_r0=False)[0].harness
-    cfg = CFEvalConfig(harness=chosen, conditions=tuple(condition), model=model, api_base=api_base, split=split,
+    cfg = CFEvalConfig(harness=chosen, conditions=tuple(condition), model=model, api_base=api_base,
+                       reasoning_effort=reasoning_effort, split=split,
                        epochs=epochs, items=items, corpus=corpus, judge_model=judge_model, resamples=resamples,
                        concurrency=concurrency, out=str(out), suite_options={"index": index} if index else {})
     data = asyncio.run(run_eval(cfg))

@@ -13,14 +13,15 @@ from rich.console import Console
 
 from harnessx.cli.boundary import describe
 from harnessx.cli.numbers import in_range
-from harnessx.envs.registry import DEFAULT_ENV
+from harnessx.envs.registry import DEFAULT_ENV, SUITES
 from harnessx.errors import HarnessXError, InputError
 
 console = Console()
 err_console = Console(stderr=True)
 
 ApiBaseOpt = typer.Option(None, "--api-base", help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp).")
-EnvOpt = typer.Option(DEFAULT_ENV, "--env", help="Environment: retail, terminal, bfcl, toy or starter.")
+ENVIRONMENTS = ", ".join(SUITES)  # every registered environment, for the --env help of every command
+EnvOpt = typer.Option(DEFAULT_ENV, "--env", help=f"Environment: {ENVIRONMENTS}.")
 Tau2DirOpt = typer.Option(None, "--tau2-dir", help="retail: a τ²-bench retail data folder (db.json, tasks.json, "
                           "split_tasks.json, policy.md) to build the suite over.")
 TasksDirOpt = typer.Option(None, "--tasks-dir", help="terminal: a folder of Terminal-Bench 2.0 / Harbor task dirs "
@@ -33,6 +34,21 @@ BfclDirOpt = typer.Option(None, "--bfcl-dir", help="bfcl: another copy of BFCL's
 TemperatureOpt = typer.Option(0.0, "--temperature", min=0.0, max=2.0, callback=in_range(0, 2), help="Task-agent sampling temperature (a "
                               "harness's own `temperature` switch wins). At 0 a deterministic model repeats itself: "
                               "epochs are then copies, and the paired test counts each task once.")
+
+
+def _reasoning_effort(value: str | None) -> str | None:
+    from harnessx.models.reasoning import check_reasoning_effort
+
+    try:
+        return check_reasoning_effort(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+ReasoningEffortOpt = typer.Option(None, "--reasoning-effort", callback=_reasoning_effort, help="Task-agent "
+                                  "reasoning effort: minimal, low, medium or high (LiteLLM's reasoning_effort), or a "
+                                  "thinking budget in tokens (>= 1024); default: unset, no option sent (a harness's "
+                                  "`reasoning_effort` switch wins). Part of every rollout key when set.")
 TopPOpt = typer.Option(None, "--top-p", min=0.0, max=1.0, callback=in_range(0, 1), help="Task-agent nucleus sampling (a harness's `top_p` wins).")
 
 DataOpt = typer.Option(None, "--data", help="A benchmark suite's own data, KEY=VALUE, repeatable; the keys "

@@ -8,16 +8,12 @@ import asyncio
 import typer
 
 from harnessx.agent.sampling import SamplingDefaults, copies_warning
-from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, DataOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, console,
+from harnessx.comparison.runs import Contender, resolve_contenders
+from harnessx.cli.common import (DEFAULT_ENV, ENVIRONMENTS, ApiBaseOpt, BfclDirOpt, DataOpt, ReasoningEffortOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, console,
                                  friendly_errors, open_suite, with_data)
 from harnessx.cli.numbers import in_range
-from harnessx.comparison import setup
-from harnessx.comparison.compare import compare
-from harnessx.comparison.runs import Contender, resolve_contenders
-from harnessx.report.sections import write_result
-from harnessx.report.tables import compare_tables, model_line
 
-EnvOpt = typer.Option(None, "--env", help="retail, terminal or toy (default: the runs' env, else retail).")
+EnvOpt = typer.Option(None, "--env", help=f"Environment: {ENVIRONMENTS} (default: the runs' env, else {DEFAULT_ENV}).")
 ModelOpt = typer.Option(None, "--model", help="Task-agent model (default: the runs' model, else sim/baseline).")
 SplitOpt = typer.Option(None, "--split", help="search, heldout or independent; repeat for several (default: "
                         "heldout, or every split the suite has when it has no heldout tasks, e.g. toy).")
@@ -39,6 +35,11 @@ def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, mod
                  splits: list[str], epochs: int, out: str | None, sources: int, resamples: int, concurrency: int,
                  judge_model: str | None, suite_options: dict | None = None,
                  sampling: dict | None = None) -> dict:
+    from harnessx.comparison import setup  # the runner, LiteLLM and the scoring load when a command runs
+    from harnessx.comparison.compare import compare
+    from harnessx.report.sections import write_result
+    from harnessx.report.tables import compare_tables, model_line
+
     env, model, api_base = setup.settings(contenders, env, model, api_base)
     sampled: SamplingDefaults = setup.sampling(contenders, **(sampling or {}))
     given = dict(suite_options or {})
@@ -79,7 +80,8 @@ def compare_cmd(harnesses: list[str] = typer.Argument(..., help="Run directories
                 concurrency: int = ConcurrencyOpt, judge_model: str = JudgeOpt, tau2_dir: str = Tau2DirOpt,
                 tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt, user_mode: str = UserModeOpt,
                 user_model: str = UserModelOpt, bfcl_dir: str = BfclDirOpt, temperature: float = TemperatureOpt,
-                top_p: float = TopPOpt, seed: int = SeedOpt, data: list[str] = DataOpt) -> None:
+                top_p: float = TopPOpt, seed: int = SeedOpt, reasoning_effort: str = ReasoningEffortOpt,
+                data: list[str] = DataOpt) -> None:
     """Compare harnesses on a split no one selected on, with confidence intervals.
 
     Strict/relaxed SA with the ladder's gates, solve, false abstention, joint, joint clean, pairs
@@ -92,7 +94,7 @@ def compare_cmd(harnesses: list[str] = typer.Argument(..., help="Run directories
                  judge_model=judge_model, suite_options=dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox,
                                                              user_mode=user_mode, user_model=user_model,
                                                              bfcl_dir=bfcl_dir, data=data),
-                 sampling=dict(temperature=temperature, top_p=top_p, seed=seed))
+                 sampling=dict(temperature=temperature, top_p=top_p, seed=seed, reasoning_effort=reasoning_effort))
 
 
 def register(app: typer.Typer) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from harnessx.cli.common import BfclDirOpt, DataOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, friendly_errors
+from harnessx.cli.common import BfclDirOpt, DataOpt, ReasoningEffortOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, friendly_errors
 from harnessx.cli.compare_cmd import (ApiBaseOpt, ConcurrencyOpt, EnvOpt, EpochsOpt, JudgeOpt, ModelOpt, ResamplesOpt,
                                       SeedOpt, SourcesOpt, SplitOpt, TemperatureOpt, TopPOpt, run_and_show)
 from harnessx.comparison.runs import resolve_contenders
@@ -19,7 +19,7 @@ def eval_cmd(harness: str = typer.Option(..., "--harness", help="Harness file, p
              judge_model: str = JudgeOpt, tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt,
              sandbox: str = SandboxOpt, user_mode: str = UserModeOpt, user_model: str = UserModelOpt,
              bfcl_dir: str = BfclDirOpt, temperature: float = TemperatureOpt, top_p: float = TopPOpt,
-             seed: int = SeedOpt, data: list[str] = DataOpt) -> None:
+             seed: int = SeedOpt, reasoning_effort: str = ReasoningEffortOpt, data: list[str] = DataOpt) -> None:
     """Evaluate one harness on one split of an environment.
 
     Strict/relaxed SA with the ladder's gates (M0, M1, authorship, M2, M3), solve, false abstention,
@@ -30,7 +30,7 @@ def eval_cmd(harness: str = typer.Option(..., "--harness", help="Harness file, p
                  judge_model=judge_model, suite_options=dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox,
                                                              user_mode=user_mode, user_model=user_model,
                                                              bfcl_dir=bfcl_dir, data=data),
-                 sampling=dict(temperature=temperature, top_p=top_p, seed=seed))
+                 sampling=dict(temperature=temperature, top_p=top_p, seed=seed, reasoning_effort=reasoning_effort))
 
 
 def register(app: typer.Typer) -> None:

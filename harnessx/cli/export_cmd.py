@@ -6,8 +6,9 @@ from pathlib import Path
 
 import typer
 
+from harnessx.cli.aliases import aliased
 from harnessx.cli.common import console, friendly_errors
-from harnessx.search.tracking import DEFAULT_MLFLOW_URI
+from harnessx.search.uris import DEFAULT_MLFLOW_URI
 
 
 def export(
@@ -15,7 +16,7 @@ def export(
     out: Path = typer.Option(Path("harness.yaml"), "--out", help="Where to write the harness (YAML, or .json)."),
     mlflow_register: str = typer.Option(None, "--mlflow-register", help="Also register it in the MLflow model "
                                         "registry under this name, with alias `champion`."),
-    mlflow_uri: str = typer.Option(DEFAULT_MLFLOW_URI, "--mlflow-uri", help="MLflow tracking/registry URI."),
+    tracking_uri: str = typer.Option(DEFAULT_MLFLOW_URI, "--tracking-uri", help="MLflow tracking/registry URI."),
 ) -> None:
     """Export the selected harness of a search (provenance: search, round, scores, model, claim).
 
@@ -27,7 +28,7 @@ def export(
     from harnessx.search.uris import check_tracking_uri
 
     if mlflow_register:  # its store must work before the harness file is written
-        check_tracking_uri(mlflow_uri)
+        check_tracking_uri(tracking_uri)
     harness = do_export(run_dir, out)
     p = harness.provenance
     console.print(f"wrote {out}: harness {harness.hash} from search {p.get('search')} round {p.get('round')}, "
@@ -35,10 +36,10 @@ def export(
                   f"(selection data, not a claim), model {p.get('model')}" + (" (simulated)" if p.get("simulated") else ""))
     console.print(claim_line(p.get("claim")), markup=False, highlight=False)  # the file carries it: provenance.claim
     if mlflow_register:
-        version = register(harness, mlflow_register, mlflow_uri)
+        version = register(harness, mlflow_register, tracking_uri)
         console.print(f"registered models:/{mlflow_register}/{version} with alias champion "
                       f"(models:/{mlflow_register}@champion)")
 
 
 def register(app: typer.Typer) -> None:
-    app.command("export")(friendly_errors(export))
+    app.command("export", cls=aliased("export"))(friendly_errors(export))

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import typer
 
-from harnessx.cli.common import (ApiBaseOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModeOpt, console,
+from harnessx.cli.aliases import aliased
+from harnessx.cli.common import (ApiBaseOpt, ReasoningEffortOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModeOpt, console,
                                  friendly_errors, open_suite, suite_kwargs)
 from harnessx.cli.numbers import PROBABILITY_OPEN
 from harnessx.errors import InputError
@@ -25,11 +26,11 @@ SplitsOpt = typer.Option(["heldout"], "--split", help="search, heldout or indepe
 ConcurrencyOpt = typer.Option(8, "--concurrency", min=1, help="Rollouts in flight.")
 
 
-@app.command("build")
+@app.command("build", cls=aliased("feasigen build"))
 @friendly_errors
 def build_cmd(env: str = typer.Option("retail", "--env", help="Source environment: retail or terminal."),
-              system: list[str] = typer.Option(None, "--system", help="An agent system (LiteLLM model string); "
-                                               "repeat (default: sim/baseline, sim/weak, sim/ideal)."),
+              model: list[str] = typer.Option(None, "--model", help="An agent system (LiteLLM model string); "
+                                              "repeat (default: sim/baseline, sim/weak, sim/ideal)."),
               out: Path = typer.Option(Path("runs/feasigen-suite"), "--out", help="Where the suite is written."),
               turn_cap: int = typer.Option(None, "--turn-cap", min=1, help="Max turns (default: retail 15, bfcl 10)."),
               retention: str = typer.Option("all", "--retention", help="all (default: every system succeeded) or "
@@ -46,7 +47,7 @@ def build_cmd(env: str = typer.Option("retail", "--env", help="Source environmen
 
     check_out_dir(out)
     options = suite_kwargs(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox, user_mode=user_mode)
-    config = BuildConfig(env=env, systems=tuple(system or DEFAULT_SYSTEMS), out=str(out), turn_cap=turn_cap,
+    config = BuildConfig(env=env, systems=tuple(model or DEFAULT_SYSTEMS), out=str(out), turn_cap=turn_cap,
                          retention=retention, min_success=min_success, drop_flagged=drop_flagged,
                          splits=tuple(split or ()), limit=limit, seed=seed, concurrency=concurrency,
                          api_base=api_base, suite_options=options)
@@ -148,18 +149,18 @@ def agreement_cmd(labels: Path = typer.Argument(..., help="CSV: dataset, task_id
                       highlight=False)
 
 
-@app.command("eval")
+@app.command("eval", cls=aliased("feasigen eval"))
 @friendly_errors
 def eval_cmd(suite: list[Path] = SuiteDirOpt,
              harness: str = typer.Option(None, "--harness", help="The single agents' harness: a file, preset or "
                                          "search run directory (its selected harness), run with the dataset's turn "
                                          "cap (default: the feasigen-stop preset)."),
-             system: list[str] = typer.Option(None, "--system", help="A single-agent system; repeat "
-                                              "(default: sim/baseline)."),
+             model: list[str] = typer.Option(None, "--model", help="A single-agent system (LiteLLM model "
+                                             "string); repeat (default: sim/baseline)."),
              pair: list[str] = typer.Option(None, "--pair", help="PLANNER->EXECUTOR (any two models); repeat."),
              split: list[str] = SplitsOpt, epochs: int = typer.Option(1, "--epochs", min=1),
              turn_cap: int = typer.Option(None, "--turn-cap", min=1), concurrency: int = ConcurrencyOpt,
-             api_base: str = ApiBaseOpt, sandbox: str = SandboxOpt,
+             api_base: str = ApiBaseOpt, reasoning_effort: str = ReasoningEffortOpt, sandbox: str = SandboxOpt,
              out: Path = typer.Option(Path("runs/feasigen-eval"), "--out")) -> None:
     """Single agents on originals + infeasibles, planner → executor pairs on infeasibles; every metric."""
     from harnessx.feasigen.evaluate import EvalConfig, parse_pair, run_eval
@@ -172,9 +173,10 @@ def eval_cmd(suite: list[Path] = SuiteDirOpt,
 
         chosen = resolve_contenders([harness], include_r0=False)[0]
     suites = [open_suite("feasigen", **suite_kwargs("feasigen", tasks_dir=str(s), sandbox=sandbox)) for s in suite]
-    config = EvalConfig(systems=tuple(system or ("sim/baseline",)), pairs=tuple(parse_pair(p) for p in pair or []),
+    config = EvalConfig(systems=tuple(model or ("sim/baseline",)), pairs=tuple(parse_pair(p) for p in pair or []),
                         splits=tuple(split), epochs=epochs, turn_cap=turn_cap, concurrency=concurrency,
-                        api_base=api_base, out=str(out), harness=chosen.harness if chosen else None)
+                        api_base=api_base, reasoning_effort=reasoning_effort, out=str(out),
+                        harness=chosen.harness if chosen else None)
     data = asyncio.run(run_eval(suites, config))
     if chosen:
         data["harness"] = f"{chosen.label}:{chosen.harness.hash}"

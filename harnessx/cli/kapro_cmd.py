@@ -6,14 +6,10 @@ from pathlib import Path
 
 import typer
 
-from harnessx.cli.common import ApiBaseOpt, console, friendly_errors
+from harnessx.cli.common import ApiBaseOpt, ReasoningEffortOpt, console, friendly_errors
 from harnessx.comparison.runs import resolve_contenders
 from harnessx.io_write import check_out_dir
-from harnessx.kapro.report import load_result, write_report
-from harnessx.kapro.run import KaproRunConfig, run_kapro_eval
-from harnessx.kapro.tables import kapro_tables
-from harnessx.models.client import DEFAULT_MODEL
-from harnessx.report.tables import model_line
+from harnessx.models.defaults import DEFAULT_MODEL
 
 app = typer.Typer(no_args_is_help=True, help="KAPRO: does the agent know which tools a task needs, and act so?")
 
@@ -23,7 +19,7 @@ app = typer.Typer(no_args_is_help=True, help="KAPRO: does the agent know which t
 def eval_cmd(harness: str = typer.Option("kapro", "--harness", help="Harness file, preset (default: kapro) or "
                                          "search run directory (its selected harness)."),
              model: str = typer.Option(DEFAULT_MODEL, "--model", help="Task-agent model (LiteLLM string)."),
-             api_base: str = ApiBaseOpt,
+             api_base: str = ApiBaseOpt, reasoning_effort: str = ReasoningEffortOpt,
              split: str = typer.Option("heldout", "--split", help="search or heldout."),
              epochs: int = typer.Option(1, "--epochs", min=1, help="Rollouts per task (seeds 0..N-1)."),
              kaware_dir: str = typer.Option(None, "--kaware-dir", help="A folder of KAware *.jsonl files, read "
@@ -36,9 +32,14 @@ def eval_cmd(harness: str = typer.Option("kapro", "--harness", help="Harness fil
              concurrency: int = typer.Option(8, "--concurrency", min=1),
              out: Path = typer.Option(Path("runs/kapro-eval"), "--out", help="Output dir.")) -> None:
     """Knowing probe + acting run per task; every KAPRO metric with valid n and a bootstrap CI."""
+    from harnessx.kapro.report import write_report
+    from harnessx.kapro.run import KaproRunConfig, run_kapro_eval
+    from harnessx.kapro.tables import kapro_tables
+    from harnessx.report.tables import model_line
+
     check_out_dir(out)
     chosen = resolve_contenders([harness], include_r0=False)[0].harness
-    cfg = KaproRunConfig(harness=chosen, model=model, api_base=api_base, split=split,
+    cfg = KaproRunConfig(harness=chosen, model=model, api_base=api_base, reasoning_effort=reasoning_effort, split=split,
                          epochs=epochs, kaware_dir=str(Path(kaware_dir).resolve()) if kaware_dir else None,
                          distractors=distractors, judge_model=judge_model, n_resamples=resamples,
                          concurrency=concurrency, out=out)
@@ -58,6 +59,8 @@ def eval_cmd(harness: str = typer.Option("kapro", "--harness", help="Harness fil
 def report_cmd(result: Path = typer.Argument(..., help="A `kapro eval` output dir or its kapro-eval.json."),
                out: Path = typer.Option(None, "--out", help="Output dir (default: the result's dir).")) -> None:
     """Markdown + PNG + HTML: Table 3 and Table 4 shapes, over/underuse, per hop, distractor deltas."""
+    from harnessx.kapro.report import load_result, write_report
+
     data = load_result(result)
     files = write_report(data, check_out_dir(out or (result if result.is_dir() else result.parent)))
     console.print(f"wrote {files['markdown']}, {files['html']}, {files['png']}", highlight=False)

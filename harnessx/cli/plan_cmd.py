@@ -10,11 +10,7 @@ import typer
 from harnessx.cli.common import ApiBaseOpt, EnvOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors, open_suite
 from harnessx.cli.numbers import NON_NEGATIVE, PROBABILITY_OPEN, in_range
 from harnessx.errors import InputError
-from harnessx.models.client import DEFAULT_MODEL, ModelClient
-from harnessx.search import get_objective, load_space
-from harnessx.search.certify import CertifyConfig
-from harnessx.search.discordance import Discordance, DiscordanceSource, estimate_discordance
-from harnessx.search.planner import PlanConfig, plan as make_plan
+from harnessx.models.defaults import DEFAULT_MODEL
 
 
 def cost_from_run(run: Path) -> float:
@@ -66,6 +62,12 @@ def plan(
     tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt,
 ) -> None:
     """Rounds x proposals x seeds a budget buys, the minimum detectable effect per round and of the final claim."""
+    from harnessx.models.client import ModelClient
+    from harnessx.search import get_objective, load_space
+    from harnessx.search.certify import CertifyConfig
+    from harnessx.search.discordance import Discordance, DiscordanceSource, estimate_discordance
+    from harnessx.search.planner import PlanConfig, plan as make_plan
+
     if accept not in ("greedy", "paired", "sequential", "stack"):
         raise InputError("--accept", f"unknown acceptance rule {accept!r}", "greedy, paired, sequential or stack")
     goal = get_objective(objective)

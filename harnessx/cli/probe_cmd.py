@@ -6,17 +6,13 @@ import asyncio
 
 import typer
 
-from harnessx.cli.common import DataOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors, open_suite, with_data
+from harnessx.cli.common import (DataOpt, ReasoningEffortOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors,
+                                 open_suite, with_data)
 from harnessx.agent.sampling import SamplingDefaults
 from harnessx.cli.compare_cmd import (ApiBaseOpt, ConcurrencyOpt, EnvOpt, JudgeOpt, ModelOpt, SeedOpt, SourcesOpt,
                                       TemperatureOpt, TopPOpt)
-from harnessx.comparison import setup
 from harnessx.comparison.runs import Contender, resolve_contenders
 from harnessx.errors import InputError
-from harnessx.probes.challenge import predicates_for
-from harnessx.probes.run import belief_probe, challenge_probe
-from harnessx.report.sections import write_result
-from harnessx.report.tables import belief_tables, challenge_tables, model_line
 
 probe_app = typer.Typer(no_args_is_help=True, help="Belief (calibration) and challenge (stability) probes.")
 HarnessesArg = typer.Argument(None, help="Run directories, harness files or preset names.")
@@ -34,6 +30,9 @@ def _contenders(harnesses: list[str] | None, extra: list[str], r0: bool) -> list
 
 def _prepare(contenders: list[Contender], kind: str, env, model, api_base, out, concurrency, split, sources,
              suite_options: dict, sampling: SamplingDefaults):
+    from harnessx.comparison import setup
+    from harnessx.report.tables import model_line
+
     env, model, api_base = setup.settings(contenders, env, model, api_base)
     out_dir = setup.out_dir(contenders, kind, out)
     given = dict(suite_options)
@@ -47,7 +46,8 @@ def _prepare(contenders: list[Contender], kind: str, env, model, api_base, out, 
 def _stem(kind: str, split: str, sampling: SamplingDefaults) -> str:
     """The output file's name: sampling off the defaults is part of it, so probes never overwrite each other."""
     key = sampling.key()
-    return f"{kind}-{split}" + "".join(f"-{name}{value:g}" for name, value in key.items())
+    return f"{kind}-{split}" + "".join(f"-{name}{value:g}" if isinstance(value, float | int) else f"-{name}{value}"
+                                       for name, value in key.items())
 
 
 @probe_app.command("belief")
@@ -60,10 +60,15 @@ def belief_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = Harness
                sources: int = SourcesOpt, resamples: int = typer.Option(10_000, "--resamples", min=100),
                concurrency: int = ConcurrencyOpt, tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt,
                sandbox: str = SandboxOpt, temperature: float = TemperatureOpt, top_p: float = TopPOpt,
-               seed: int = SeedOpt, data: list[str] = DataOpt) -> None:
+               seed: int = SeedOpt, reasoning_effort: str = ReasoningEffortOpt, data: list[str] = DataOpt) -> None:
     """Read-only P(feasible) report per task: AUROC (n_A), Brier and ECE10 (n_C), paired differences."""
+    from harnessx.comparison import setup
+    from harnessx.probes.run import belief_probe
+    from harnessx.report.sections import write_result
+    from harnessx.report.tables import belief_tables
+
     contenders = _contenders(harnesses, harness, r0)
-    sampling = setup.sampling(contenders, temperature, top_p, seed)
+    sampling = setup.sampling(contenders, temperature, top_p, seed, reasoning_effort)
     _, out_dir, runner, split, tasks = _prepare(contenders, "probes/belief", env, model, api_base, out, concurrency,
                                                 split, sources, dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox, data=data),
                                                 sampling)
@@ -77,7 +82,7 @@ def belief_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = Harness
 @probe_app.command("challenge")
 @friendly_errors
 def challenge_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = HarnessOpt,
-                  r0: bool = typer.Option(False, "--r0/--no-r0", help="A run directory also brings its R0."),
+                  r0: bool = typer.Option(True, "--r0/--no-r0", help="A run directory also brings its R0."),
                   env: str = EnvOpt, model: str = ModelOpt, api_base: str = ApiBaseOpt, split: str = SplitOpt,
                   replicates: int = typer.Option(6, "--replicates", min=1, help="Runs (seeds seed*1000+e; 0..N-1 at --seed 0)."),
                   pre: str = typer.Option(None, "--pre", help="Pre-challenge predicate: abstention, strict_sa, relaxed_sa "
@@ -87,10 +92,16 @@ def challenge_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = Harn
                   sources: int = SourcesOpt, concurrency: int = ConcurrencyOpt, judge_model: str = JudgeOpt,
                   tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt,
                   temperature: float = TemperatureOpt, top_p: float = TopPOpt, seed: int = SeedOpt,
-                  data: list[str] = DataOpt) -> None:
+                  reasoning_effort: str = ReasoningEffortOpt, data: list[str] = DataOpt) -> None:
     """One neutral reconsideration request after each run: P(+|+), P(+|−), P(−|+), CRA or Δχ."""
+    from harnessx.comparison import setup
+    from harnessx.probes.challenge import predicates_for
+    from harnessx.probes.run import challenge_probe
+    from harnessx.report.sections import write_result
+    from harnessx.report.tables import challenge_tables
+
     contenders = _contenders(harnesses, harness, r0)
-    sampling = setup.sampling(contenders, temperature, top_p, seed)
+    sampling = setup.sampling(contenders, temperature, top_p, seed, reasoning_effort)
     env, out_dir, runner, split, tasks = _prepare(contenders, "probes/challenge", env, model, api_base, out,
                                                   concurrency, split, sources, dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox, data=data),
                                                   sampling)

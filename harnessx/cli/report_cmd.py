@@ -10,8 +10,7 @@ import typer
 from harnessx.cli.common import console, friendly_errors
 from harnessx.comparison.runs import load_run
 from harnessx.errors import HarnessXError, InputError
-from harnessx.report.mlflow_log import DEFAULT_TRACKING_URI, log_report
-from harnessx.report.run_report import build_report
+from harnessx.search.uris import DEFAULT_MLFLOW_URI as DEFAULT_TRACKING_URI
 
 
 def check_existing_store(uri: str) -> None:
@@ -44,6 +43,9 @@ def report_cmd(run_dir: str = typer.Argument(..., help="A search run directory, 
     run_id, uri = mlflow_target(Path(run_dir), mlflow_run_id, tracking_uri) if mlflow else (None, "")
     if run_id is not None:  # the store must hold the run: checked before anything is written or created
         check_existing_store(uri)
+    from harnessx.report.mlflow_log import log_report
+    from harnessx.report.run_report import build_report
+
     md, page, figures = build_report(run_dir, out)
     console.print(f"wrote {md}, {page} and {len(figures)} figures", highlight=False)
     if not mlflow:

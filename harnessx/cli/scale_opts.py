@@ -1,4 +1,4 @@
-"""CLI options for where rollouts run (`--executor`, `--ray-address`, `--workers`)."""
+"""CLI options for where rollouts run (`--executor`, `--ray-address`, `--ray-actors`, `--local-rollouts`)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,29 @@ ExecutorOpt = typer.Option("asyncio", "--executor", help="Where rollouts run: " 
     f"{k} = {v}" for k, v in EXECUTORS.items()) + ".")
 RayAddressOpt = typer.Option(None, "--ray-address", help="ray: `auto` (a running cluster, e.g. `ray start --head`), "
                              "ray://host:10001, or none for a local Ray started by this command.")
-WorkersOpt = typer.Option(None, "--workers", min=0, help="ray: actors in the pool (default: CPUs, at most 8); "
-                          "queue: rollouts this process runs itself besides the attached workers (default 1, "
-                          "0 = decide only).")
+RayActorsOpt = typer.Option(None, "--ray-actors", min=1, help="ray: actors in the pool (default: CPUs, at most 8).")
+LocalRolloutsOpt = typer.Option(None, "--local-rollouts", min=0, help="queue: rollouts this process runs itself "
+                                "besides the attached workers (default 1, 0 = decide only).")
+WorkersAliasOpt = typer.Option(None, "--workers", min=0, hidden=True,
+                               help="Old name of --ray-actors (ray) and --local-rollouts (queue).")
+
+
+def pool_size(executor: str, ray_actors: int | None, local_rollouts: int | None, workers: int | None) -> int | None:
+    """The executor's own pool: --ray-actors for ray, --local-rollouts for queue (the old --workers
+    stands for whichever the executor has); each applies to its executor only."""
+    from harnessx.cli.aliases import SPLIT, renamed_note
+
+    if workers is not None:
+        new = SPLIT["search"]["--workers"].get(executor)
+        if new is None:
+            raise InputError("--workers", f"applies to --executor ray or queue, not {executor!r}")
+        typer.echo(renamed_note("--workers", new), err=True)
+        ray_actors, local_rollouts = (workers, local_rollouts) if executor == "ray" else (ray_actors, workers)
+    if ray_actors is not None and executor != "ray":
+        raise InputError("--ray-actors", f"applies to --executor ray, not {executor!r}")
+    if local_rollouts is not None and executor != "queue":
+        raise InputError("--local-rollouts", f"applies to --executor queue, not {executor!r}")
+    return ray_actors if executor == "ray" else local_rollouts
 
 
 def check_executor(executor: str, ray_address: str | None, storage: str | None) -> None:

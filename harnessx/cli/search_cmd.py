@@ -7,29 +7,30 @@ import shlex
 import sys
 from pathlib import Path
 
-import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from typing import TYPE_CHECKING
 
-from harnessx.agent.result import RolloutResult
-from harnessx.agent.sampling import copies_warning
-from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, DataOpt, EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt,
-                                 TemperatureOpt, TopPOpt, UserModelOpt, UserModeOpt, console, friendly_errors,
+import typer
+
+from harnessx.cli.aliases import aliased
+from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, DataOpt, EnvOpt, ReasoningEffortOpt, SandboxOpt, TasksDirOpt,
+                                 Tau2DirOpt, TemperatureOpt, TopPOpt, UserModelOpt, UserModeOpt, console, friendly_errors,
                                  suite_kwargs)
 from harnessx.cli.numbers import NON_NEGATIVE, PROBABILITY_OPEN
-from harnessx.cli.scale_opts import ExecutorOpt, RayAddressOpt, WorkersOpt, check_executor
+from harnessx.cli.scale_opts import (ExecutorOpt, LocalRolloutsOpt, RayActorsOpt, RayAddressOpt, WorkersAliasOpt,
+                                     check_executor, pool_size)
 from harnessx.errors import InputError
-from harnessx.models import DEFAULT_MODEL
-from harnessx.search import PROPOSERS, Search, SearchConfig, objective_names
-from harnessx.search.objectives import get_objective
-from harnessx.search.rules import ACCEPTANCE
-from harnessx.search.breaker import ModelOutage
-from harnessx.search.certify import CertifyConfig, claim_line
-from harnessx.search.budget import search_plan
-from harnessx.search.planner import rollout_line
-from harnessx.search.config import DEFAULT_TRACES, BudgetConfig, ExecutionConfig, RunConfig, TrackingConfig
-from harnessx.search.tracking import DEFAULT_MLFLOW_URI
-from harnessx.report.cells import objective_cell, rate_cell, value_cell
+from harnessx.models.defaults import DEFAULT_MODEL
+from harnessx.search.config import DEFAULT_TRACES, BudgetConfig, ExecutionConfig, RunConfig, SearchConfig, TrackingConfig
+from harnessx.search.uris import DEFAULT_MLFLOW_URI
+
+# What the help names without importing the search (its proposers, objectives and rules load with
+# Optuna and LiteLLM): tests/test_cli_startup.py checks these against the registries.
+PROPOSER_NAMES = ("rules", "llm", "gepa")
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from harnessx.agent.result import RolloutResult
 
 TABLE_ROWS = {"strict_sa": "strict SA (blocked)", "solve": "solve (feasible)",
               "false_abstention": "false abstention (feasible)", "joint": "joint (pooled)",
@@ -54,13 +55,14 @@ class ProgressReporter:
 
 
 def search(
-    objective: str = typer.Option("joint", "--objective", help=f"What to maximise: {' or '.join(objective_names())} "
-                                  "(sa = strict SA on blocked search tasks; joint = pooled strict SA + solve)."),
+    objective: str = typer.Option("joint", "--objective", help="What to maximise: joint (pooled strict SA + solve), "
+                                  "sa (strict SA on blocked search tasks) or another objective a benchmark declares "
+                                  "(kas, nas, ...; an unknown name is refused with the full list)."),
     env: str = EnvOpt,
     model: str = typer.Option(DEFAULT_MODEL, "--model", help="Task-agent model (LiteLLM string); default: the "
                               "offline simulated agent, whose numbers are never a model's result."),
     api_base: str = ApiBaseOpt,
-    proposer: str = typer.Option("rules", "--proposer", help=f"Who proposes edits: {', '.join(PROPOSERS)}."),
+    proposer: str = typer.Option("rules", "--proposer", help=f"Who proposes edits: {', '.join(PROPOSER_NAMES)}."),
     meta_model: str = typer.Option(None, "--meta-model", help="LiteLLM model for the llm/gepa proposers."),
     meta_api_base: str = typer.Option(None, "--meta-api-base", help="OpenAI-compatible server of the meta-model "
                                       "(default: --api-base), e.g. harnessx local serve's URL."),
@@ -80,7 +82,8 @@ def search(
     resume: bool = typer.Option(False, "--resume", help="Continue the run directory; finished rollouts are reused."),
     storage: str = typer.Option(None, "--storage", help="Optuna storage URL (e.g. postgresql://...); default: "
                                 "a journal file runs/<name>/optuna.log."),
-    mlflow_uri: str = typer.Option(DEFAULT_MLFLOW_URI, "--mlflow-uri", help="MLflow tracking URI (a database store)."),
+    tracking_uri: str = typer.Option(DEFAULT_MLFLOW_URI, "--tracking-uri", help="MLflow tracking URI (a database "
+                                     "store or a tracking server)."),
     no_mlflow: bool = typer.Option(False, "--no-mlflow", help="Do not log to MLflow."),
     mlflow_traces: int = typer.Option(DEFAULT_TRACES, "--mlflow-traces", min=-1, help="Rollouts per candidate logged as "
                                       "MLflow traces, failed ones first (-1 = all, 0 = none)."),
@@ -90,10 +93,11 @@ def search(
     tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt,
     user_mode: str = UserModeOpt, user_model: str = UserModelOpt,
     bfcl_dir: str = BfclDirOpt, data: list[str] = DataOpt,
-    executor: str = ExecutorOpt, ray_address: str = RayAddressOpt, workers: int = WorkersOpt,
+    executor: str = ExecutorOpt, ray_address: str = RayAddressOpt, ray_actors: int = RayActorsOpt,
+    local_rollouts: int = LocalRolloutsOpt, workers: int = WorkersAliasOpt,
     sources: int = typer.Option(0, "--sources", min=0, help="Only the first N source pairs of the search split (0 = all)."),
     tasks: list[str] = typer.Option(None, "--tasks", help="Only these task or source ids (repeatable)."),
-    temperature: float = TemperatureOpt, top_p: float = TopPOpt,
+    temperature: float = TemperatureOpt, top_p: float = TopPOpt, reasoning_effort: str = ReasoningEffortOpt,
     certify_split: str = typer.Option("heldout", "--certify-split", help="Split the final claim (selected vs R0, "
                                       "paired, one-sided test at --alpha) is tested on; none = not run. Its "
                                       "rollouts are paid after the search, outside --max-rollouts."),
@@ -107,20 +111,31 @@ def search(
     Writes runs/<name>/ (config, checkpoint, harnesses, ledger, rollouts, optuna.log, selected.yaml,
     summary.json) and MLflow runs under mlruns/. Held-out and independent splits are never used.
     """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from harnessx.agent.sampling import copies_warning
+    from harnessx.search import Search
+    from harnessx.search.breaker import ModelOutage
+    from harnessx.search.budget import search_plan
+    from harnessx.search.certify import CertifyConfig
+    from harnessx.search.planner import rollout_line
+    from harnessx.search.rules import ACCEPTANCE
+
     if accept not in ACCEPTANCE:
         raise InputError("--accept", f"unknown acceptance rule {accept!r}", f"one of {', '.join(ACCEPTANCE)}")
     check_executor(executor, ray_address, storage)
+    workers = pool_size(executor, ray_actors, local_rollouts, workers)
     config = SearchConfig(
         run=RunConfig(objective=objective, env=env, model=model, api_base=api_base, proposer=proposer,
                       meta_model=meta_model, meta_api_base=meta_api_base or api_base, accept=accept, alpha=alpha,
                       epochs=epochs, seed=seed, space=space, name=name, sources=sources, task_ids=list(tasks or []),
-                      temperature=temperature, top_p=top_p,
+                      temperature=temperature, top_p=top_p, reasoning_effort=reasoning_effort,
                       suite_options=suite_kwargs(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox,
                                                  user_mode=user_mode, user_model=user_model, bfcl_dir=bfcl_dir,
                                                   data=data)),
         budget=BudgetConfig(rounds=rounds, proposals=proposals, max_rollouts=max_rollouts, max_cost=max_cost),
         execution=ExecutionConfig(executor=executor, concurrency=concurrency, workers=workers, ray_address=ray_address),
-        tracking=TrackingConfig(runs_dir=str(runs_dir), storage=storage, tracking_uri=None if no_mlflow else mlflow_uri,
+        tracking=TrackingConfig(runs_dir=str(runs_dir), storage=storage, tracking_uri=None if no_mlflow else tracking_uri,
                                 mlflow_traces=mlflow_traces))
     progress = Progress(TextColumn("[bold]search[/]"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("rollouts  ${task.fields[cost]:.4f}"), TimeElapsedColumn(), console=console)
@@ -164,6 +179,12 @@ def resume_command() -> str:
 
 
 def print_summary(summary: dict, run_dir: Path) -> None:
+    from rich.table import Table
+
+    from harnessx.report.cells import objective_cell
+    from harnessx.search.certify import claim_line
+    from harnessx.search.objectives import get_objective
+
     r0, chosen = summary["r0"]["scorecard"], summary["selected"]["scorecard"]
     table = Table(title=f"{summary['search']}: R0 vs selected (round {summary['selected']['round']}), "
                         f"search split (selection data, not a claim), {summary['model']}" + (" (simulated)" if summary["simulated"] else ""))
@@ -217,14 +238,18 @@ def summary_rows(card: dict) -> dict[str, str]:
 
 def _mean_cell(value: dict | None) -> str:
     """A benchmark objective's mean: value, 95% CI, n and exclusions."""
+    from harnessx.report.cells import value_cell
+
     return value_cell(value, signed=True)
 
 
 def _cell(rate: dict | None) -> str:
     """k/n, %, Wilson 95% CI and exclusions, as in every other table."""
+    from harnessx.report.cells import rate_cell
+
     return rate_cell(rate)
 
 
 def register(app: typer.Typer) -> None:
-    app.command("search")(friendly_errors(search))
+    app.command("search", cls=aliased("search"))(friendly_errors(search))
 

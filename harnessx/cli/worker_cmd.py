@@ -16,6 +16,7 @@ from pathlib import Path
 
 import typer
 
+from harnessx.cli.aliases import aliased
 from harnessx.cli.common import console, friendly_errors
 from harnessx.cli.numbers import NON_NEGATIVE
 from harnessx.cli.scale_opts import RayAddressOpt
@@ -27,7 +28,8 @@ def worker(
                                    "the storage."),
     storage: str = typer.Option(None, "--storage", help="The search's Optuna RDB URL (default: from config.json)."),
     study: str = typer.Option(None, "--study", help="The search's run name (default: the run directory's name)."),
-    slots: int = typer.Option(1, "--slots", min=1, help="Rollouts this worker runs at once."),
+    concurrency: int = typer.Option(1, "--concurrency", min=1, help="Rollouts this worker runs at once (with "
+                                    "--executor ray: the actors of its pool)."),
     executor: str = typer.Option("asyncio", "--executor", help="How this worker runs them: asyncio or ray."),
     ray_address: str = RayAddressOpt,
     idle_exit: float = typer.Option(None, "--idle-exit", callback=NON_NEGATIVE, help="Stop after this many seconds with no work."),
@@ -63,7 +65,7 @@ def worker(
     check_rdb_url(storage)
     check_storage(storage)  # its driver installed, its server answering
     queue = RolloutQueue(storage, queue_name(study))
-    queue.join(slots)  # counted by whoever waits for N workers (the scaling bench)
+    queue.join(concurrency)  # counted by whoever waits for N workers (the scaling bench)
     deadline = time.monotonic() + wait
     while (shared := queue.config()) is None:
         if time.monotonic() > deadline:
@@ -72,13 +74,13 @@ def worker(
         time.sleep(queue.settings.poll_s)
     suite = get_suite(shared["env"], **shared["suite_options"])
     model = ModelClient(shared["model"], api_base=shared["api_base"], temperature=shared.get("temperature", 0.0),
-                        top_p=shared.get("top_p"))
-    runner = make_executor(ExecutorConfig(executor, workers=slots if executor == "ray" else None,
+                        top_p=shared.get("top_p"), reasoning_effort=shared.get("reasoning_effort"))
+    runner = make_executor(ExecutorConfig(executor, workers=concurrency if executor == "ray" else None,
                                           ray_address=ray_address), suite, model,
                            factory=suite_factory(suite, shared["env"], shared["suite_options"]))
     console.print(f"[bold]harnessx worker[/] {worker_id()} joined {study} ({queue.name}): env={shared['env']} "
-                  f"model={model.describe()} slots={slots} executor={executor}")
-    work = QueueWorker(queue, runner, {t.id: t for t in suite.tasks()}, rollout_model_id(model, suite), slots=slots)
+                  f"model={model.describe()} concurrency={concurrency} executor={executor}")
+    work = QueueWorker(queue, runner, {t.id: t for t in suite.tasks()}, rollout_model_id(model, suite), slots=concurrency)
 
     async def serve():
         try:
@@ -110,4 +112,4 @@ def _track(shared: dict, run_name: str, stats) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("worker")(friendly_errors(worker))
+    app.command("worker", cls=aliased("worker"))(friendly_errors(worker))

@@ -36,14 +36,16 @@ def settings(contenders: list[Contender], env: str | None, model: str | None, ap
 
 
 def sampling(contenders: list[Contender], temperature: float | None = None, top_p: float | None = None,
-             seed: int | None = None) -> SamplingDefaults:
-    """--temperature / --top-p when given, else what the runs searched with, else 0 / unset; --seed or 0."""
+             seed: int | None = None, reasoning_effort: str | None = None) -> SamplingDefaults:
+    """--temperature / --top-p / --reasoning-effort when given, else what the runs searched with, else
+    0 / unset / unset; --seed or 0."""
     if temperature is None:
         temperature = float(run_setting(contenders, "temperature") or 0.0)
     if top_p is None:
         recorded = run_setting(contenders, "top_p")
         top_p = float(recorded) if recorded is not None else None
-    return SamplingDefaults(temperature=temperature, top_p=top_p, seed=seed or 0)
+    return SamplingDefaults(temperature=temperature, top_p=top_p, seed=seed or 0,
+                            reasoning_effort=reasoning_effort or run_setting(contenders, "reasoning_effort"))
 
 
 def suite_options(contenders: list[Contender], given: dict, env: str | None = None) -> dict:
@@ -90,7 +92,8 @@ def make_runner(suite: Suite, model: str, api_base: str | None, contenders: list
     """A cached runner: one search run's own rollout cache when there is one, else `<out>/rollouts`.
     `sampling` sets the client's defaults (part of every rollout key, so draws never mix)."""
     sampling = sampling or SamplingDefaults()
-    client = ModelClient(model, api_base=api_base, temperature=sampling.temperature, top_p=sampling.top_p)
+    client = ModelClient(model, api_base=api_base, temperature=sampling.temperature, top_p=sampling.top_p,
+                         reasoning_effort=sampling.reasoning_effort)
     asyncio.run(preflight(client))  # a model that cannot answer stops here, before anything is written
     run = single_run(contenders)
     cache = RolloutCache(run / "rollouts" if run else out / "rollouts", shared=shared_cache((run or out).parent))

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harnessx.envs.base import Suite
 from harnessx.errors import InputError
 from harnessx.executors.base import Executor, ExecutorConfig, ExecutorError, RolloutJob
-from harnessx.executors.inprocess import InProcessExecutor
-from harnessx.models.client import ModelClient
+
+if TYPE_CHECKING:  # the client (LiteLLM) and the in-process runtime load when an executor is made
+    from harnessx.models.client import ModelClient
 
 EXECUTORS = {
     "asyncio": "rollouts in this process's event loop (default)",
@@ -47,6 +48,8 @@ def make_executor(spec: str | ExecutorConfig | Executor | None, suite: Suite, mo
     if not isinstance(spec, ExecutorConfig):
         return spec
     if spec.kind == "asyncio":
+        from harnessx.executors.inprocess import InProcessExecutor
+
         return InProcessExecutor(suite, model, planner_model)
     if planner_model is not None:
         raise InputError("--executor", f"a separate planner model runs in-process only, not on {spec.kind!r}",

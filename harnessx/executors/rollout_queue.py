@@ -202,8 +202,8 @@ def answer(trial: FrozenTrial) -> tuple[RolloutResult, Trajectory]:
 
 def encode_config(env: str, suite_options: dict[str, Any], model: str, api_base: str | None,
                   run_name: str, tracking_uri: str | None, temperature: float = 0.0,
-                  top_p: float | None = None) -> dict[str, Any]:
+                  top_p: float | None = None, reasoning_effort: str | None = None) -> dict[str, Any]:
     """What a worker builds: suite, model and the model's default sampling (part of every rollout key)."""
     return json.loads(json.dumps({"env": env, "suite_options": suite_options, "model": model, "api_base": api_base,
                                   "run_name": run_name, "tracking_uri": tracking_uri, "temperature": temperature,
-                                  "top_p": top_p}))
+                                  "top_p": top_p, **({"reasoning_effort": reasoning_effort} if reasoning_effort else {})}))

@@ -54,7 +54,7 @@ class BuildConfig:
 
     def validate(self) -> None:
         if len(self.systems) < 1:
-            raise InputError("--system", "no agent system given", "one or more LiteLLM model strings")
+            raise InputError("--model", "no agent system given", "one or more LiteLLM model strings")
         if self.retention not in ("all", "partial"):
             raise InputError("--retention", f"unknown rule {self.retention!r}", "all or partial")
         if self.retention == "partial" and not 1 <= self.min_success <= len(self.systems):

@@ -36,6 +36,7 @@ class EvalConfig:
     turn_cap: int | None = None
     concurrency: int = 8
     api_base: str | None = None
+    reasoning_effort: str | None = None  # task agent: low/medium/high or a thinking budget
     out: str = "runs/feasigen-eval"
     seed: int = 0
     harness: Harness | None = None  # the single agents' harness (default: the feasigen-stop preset)
@@ -87,7 +88,7 @@ async def run_system(suite: Suite, tasks: list[Task], harness: Harness, model: M
 async def run_eval(suites: list, config: EvalConfig) -> dict:
     """Every system on every suite (one dataset each, its own turn cap), outcomes pooled per
     dataset, so "Avg" is the unweighted mean over the suites' datasets."""
-    clients = {m: ModelClient(m, api_base=config.api_base) for m in {*config.systems, *(x for p in config.pairs for x in p)}}
+    clients = {m: ModelClient(m, api_base=config.api_base, reasoning_effort=config.reasoning_effort) for m in {*config.systems, *(x for p in config.pairs for x in p)}}
     await preflight_all(list(clients.values()))  # a model that cannot answer stops here, before any rollout
     singles: dict[str, SystemRun] = {}
     pairs: dict = {}

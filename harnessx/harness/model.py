@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer
+
+from harnessx.models.reasoning import check_reasoning_effort
 
 
 COMPONENTS = (
@@ -41,6 +43,7 @@ SelfCheck = Literal["off", "end", "every-k"]
 # a call of an offered tool or a final message (guided decoding); text: schemas in the prompt, calls
 # parsed from free text.
 ToolFormat = Literal["native", "constrained", "text"]
+OMITTED_WHEN_UNSET = ("reasoning_effort",)  # switches newer than the stored hashes
 
 
 class Switches(BaseModel):
@@ -60,6 +63,8 @@ class Switches(BaseModel):
     parallel_tool_calls: bool = False  # text/constrained: read every call object in a reply, not only the first
     temperature: float | None = Field(None, ge=0.0, le=2.0)  # None: the run's default (CLI --temperature)
     top_p: float | None = Field(None, gt=0.0, le=1.0)  # None: the run's default (CLI --top-p)
+    # low/medium/high or a thinking budget in tokens; None: the run's default (CLI --reasoning-effort)
+    reasoning_effort: str | None = None
     max_steps: int = Field(15, ge=1, le=200)
     max_output_tokens: int = Field(1024, ge=16, le=65536)
     max_total_tokens: int = Field(200_000, ge=1000)
@@ -72,6 +77,21 @@ class Switches(BaseModel):
             raise ValueError("the agent could not defer with it; expected non-empty text without leading or "
                              "trailing whitespace")
         return value
+
+    @field_validator("reasoning_effort", mode="before")
+    @classmethod
+    def _reasoning_effort(cls, value: object) -> str | None:
+        return check_reasoning_effort(value)  # type: ignore[arg-type]
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler):  # noqa: ANN001
+        # A switch added later is left out of the dump while unset: harness hashes, saved harness
+        # files and ledgers stay what they were for a harness that does not use it.
+        data = handler(self)
+        for name in OMITTED_WHEN_UNSET:
+            if data.get(name) is None:
+                data.pop(name, None)
+        return data
 
     @field_validator("abandon_tool")
     @classmethod
@@ -172,9 +192,9 @@ def diff(old: Harness, new: Harness) -> str:
     """A readable diff: switch changes, then a unified diff per changed component."""
     lines: list[str] = []
     old_sw, new_sw = old.switches.model_dump(), new.switches.model_dump()
-    for key in old_sw:
-        if old_sw[key] != new_sw[key]:
-            lines.append(f"switch {key}: {old_sw[key]!r} -> {new_sw[key]!r}")
+    for key in {**old_sw, **new_sw}:
+        if old_sw.get(key) != new_sw.get(key):
+            lines.append(f"switch {key}: {old_sw.get(key)!r} -> {new_sw.get(key)!r}")
     for comp in COMPONENTS:
         a, b = old.text(comp), new.text(comp)
         if a != b:

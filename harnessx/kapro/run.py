@@ -28,6 +28,7 @@ class KaproRunConfig:
     harness: Harness
     model: str = "sim/baseline"
     api_base: str | None = None
+    reasoning_effort: str | None = None  # task agent: low/medium/high or a thinking budget
     split: str = "heldout"
     epochs: int = 1
     kaware_dir: str | None = None
@@ -71,7 +72,7 @@ async def _one(cfg: KaproRunConfig, distractors: int, runner_cache: Path) -> tup
         raise InputError("--split", f"the KAPRO suite ({suite.source}) has no {cfg.split!r} tasks "
                                     f"({have['search']} search, {have['heldout']} heldout)",
                          "a split that has tasks (a subspace with one item puts it in search)")
-    runner = Runner(suite, ModelClient(cfg.model, api_base=cfg.api_base), RolloutCache(runner_cache),
+    runner = Runner(suite, ModelClient(cfg.model, api_base=cfg.api_base, reasoning_effort=cfg.reasoning_effort), RolloutCache(runner_cache),
                     concurrency=cfg.concurrency)
     ev = await evaluate(runner, cfg.harness, tasks, list(range(cfg.epochs)))
     require_evaluated("kapro eval", [ev])
@@ -107,7 +108,7 @@ def run_kapro_eval(cfg: KaproRunConfig) -> dict:
     if given.switches.max_steps > MAX_ROUNDS:
         cfg = replace(cfg, harness=given.with_switches(max_steps=MAX_ROUNDS))
     # a task model or judge that cannot answer stops here, before anything is written
-    asyncio.run(preflight_all([ModelClient(cfg.model, api_base=cfg.api_base)]
+    asyncio.run(preflight_all([ModelClient(cfg.model, api_base=cfg.api_base, reasoning_effort=cfg.reasoning_effort)]
                               + ([ModelClient(cfg.judge_model)] if cfg.judge_model else [])))
     cache = cfg.out / "rollouts"
     metrics, info = asyncio.run(_one(cfg, 0, cache))

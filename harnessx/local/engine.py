@@ -27,6 +27,9 @@ N_CTX = 8192  # SmolLM2's training context; prompt + output must fit
 # llama.cpp's own default; its worker threads spin, so more threads than idle cores slows it down
 # many times over (seen here: 2 threads on 2 busy cores, 15x slower than 1).
 THREADS = max(1, (os.cpu_count() or 2) // 2)
+# No repeat penalty: the in-process engine and `harnessx local serve` both decode with it (llama.cpp's
+# server would default to 1.1, and the two paths would then answer the same prompt differently).
+REPEAT_PENALTY = 1.0
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,7 @@ class LocalModel:
                 self._llama.reset()  # forget the evaluated tokens: the whole prompt is evaluated again
             out = self._llama.create_chat_completion(
                 messages=messages, max_tokens=max_tokens, temperature=temperature, seed=seed,
+                repeat_penalty=REPEAT_PENALTY,
                 **({"top_p": top_p} if top_p is not None else {}), tools=tools or None, tool_choice=tool_choice,
                 response_format=response_format)
             seconds = time.perf_counter() - start

@@ -17,29 +17,20 @@ import litellm
 from pydantic import BaseModel, Field
 
 from harnessx.errors import ModelCallError
+from harnessx.models.defaults import DEFAULT_MODEL  # noqa: F401 - re-exported: callers import it from here
 from harnessx.models.failures import classify
+from harnessx.models.loopback import loopback_key
 from harnessx.models.providers import identity_suffix
+from harnessx.models.reasoning import reasoning_params
+from harnessx.models.usage import Usage
 from harnessx.models.toolcalls import call_schema, parse_tool_calls, tool_name
 from harnessx.tasks import ToolCall
 
 litellm.suppress_debug_info = True
 litellm.drop_params = True
 
-DEFAULT_MODEL = "sim/baseline"  # the offline simulated agent, used when no model is configured
 # Offline providers: model prefix -> module that registers it on import.
 LAZY_PROVIDERS = {"sim": "harnessx.sim", "local": "harnessx.local"}
-
-
-class Usage(BaseModel):
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    calls: int = 0
-
-    def __add__(self, other: "Usage") -> "Usage":
-        return Usage(prompt_tokens=self.prompt_tokens + other.prompt_tokens,
-                     completion_tokens=self.completion_tokens + other.completion_tokens,
-                     cost_usd=self.cost_usd + other.cost_usd, calls=self.calls + other.calls)
 
 
 class ModelReply(BaseModel):
@@ -60,9 +51,12 @@ class ModelReply(BaseModel):
 class ModelClient:
     def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None,
                  temperature: float = 0.0, timeout_s: float = 120.0, max_retries: int = 3,
-                 backoff_s: float = 1.0, extra: dict[str, Any] | None = None, top_p: float | None = None):
-        self.model, self.api_base, self.api_key = model, api_base, api_key
+                 backoff_s: float = 1.0, extra: dict[str, Any] | None = None, top_p: float | None = None,
+                 reasoning_effort: str | None = None):
+        self.model, self.api_base = model, api_base
+        self.api_key = loopback_key(model, api_base, api_key)  # a loopback server needs no key from the user
         self.temperature, self.top_p, self.timeout_s = temperature, top_p, timeout_s
+        self.reasoning_effort = reasoning_effort  # harnessx.models.reasoning: a level or a thinking budget
         self.max_retries, self.backoff_s = max_retries, backoff_s
         self.extra = dict(extra or {})
         ensure_provider(model)
@@ -73,9 +67,11 @@ class ModelClient:
 
     @property
     def identity(self) -> str:
-        """What a rollout key must hold about the model: name, server and default sampling."""
+        """What a rollout key must hold about the model: name, server, default sampling and reasoning
+        effort (each only when set, so keys made before a setting existed do not change)."""
         sampling = (f"|t={self.temperature:g}" if self.temperature else "") + (
-            f"|top_p={self.top_p:g}" if self.top_p is not None else "")
+            f"|top_p={self.top_p:g}" if self.top_p is not None else "") + (
+            f"|reasoning={self.reasoning_effort}" if self.reasoning_effort else "")
         return self.model + identity_suffix(self.model) + (f"@{self.api_base}" if self.api_base else "") + sampling
 
     def describe(self) -> str:
@@ -85,11 +81,12 @@ class ModelClient:
                        metadata: dict | None = None, max_tokens: int | None = None,
                        seed: int | None = None, text_tools: bool = False, tool_format: str | None = None,
                        temperature: float | None = None, top_p: float | None = None,
-                       multiple_calls: bool = False, tool_choice: str | None = None) -> ModelReply:
+                       multiple_calls: bool = False, tool_choice: str | None = None,
+                       reasoning_effort: str | None = None) -> ModelReply:
         """One call. `tool_format`: native (tools as the API's `tools`), constrained (schemas in the
         prompt, the reply constrained to `call_schema(tools)` by the server's guided decoding) or
         text (schemas in the prompt, calls parsed from free text); `text_tools=True` means text.
-        `temperature` / `top_p` override the client's defaults for this call; `tool_choice`
+        `temperature` / `top_p` / `reasoning_effort` override the client's defaults for this call; `tool_choice`
         "required" asks for a call (no final-message branch), as in the OpenAI API."""
         fmt = tool_format or ("text" if text_tools else "native")
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "timeout": self.timeout_s,
@@ -97,6 +94,7 @@ class ModelClient:
                                   "max_retries": 0, **self.extra}  # we retry, counted
         if (top_p := self.top_p if top_p is None else top_p) is not None:
             kwargs["top_p"] = top_p
+        kwargs.update(reasoning_params(reasoning_effort or self.reasoning_effort))
         if tools and fmt == "native":
             kwargs["tools"] = tools
             if tool_choice:

@@ -16,7 +16,7 @@ from harnessx.models.client import ModelClient
 from harnessx.models.providers import preflight_check
 
 PREFLIGHT_TIMEOUT_S = 30.0
-_PASSED: set[tuple[str, str | None]] = set()  # (model, api_base) that answered in this process
+_PASSED: set[tuple[str, str | None, str | None]] = set()  # (model, api_base, reasoning effort) that answered
 
 
 def check_api_base(api_base: str | None) -> None:
@@ -32,7 +32,7 @@ def check_api_base(api_base: str | None) -> None:
 async def preflight(client: ModelClient, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> None:
     """Raise a ModelCallError (or InputError) when `client`'s model cannot answer; else return."""
     check_api_base(client.api_base)
-    key = (client.model, client.api_base)
+    key = (client.model, client.api_base, client.reasoning_effort)
     if key in _PASSED:
         return
     prefix, _, name = client.model.partition("/")
@@ -42,9 +42,11 @@ async def preflight(client: ModelClient, timeout_s: float = PREFLIGHT_TIMEOUT_S)
     else:
         probe = ModelClient(client.model, api_base=client.api_base, api_key=client.api_key,
                             timeout_s=min(timeout_s, client.timeout_s), max_retries=1, backoff_s=0.5,
-                            extra=client.extra)
-        try:
-            await probe.complete([{"role": "user", "content": "Reply with OK."}], max_tokens=4)
+                            extra=client.extra, reasoning_effort=client.reasoning_effort)
+        budget = client.reasoning_effort if (client.reasoning_effort or "").isdigit() else None
+        try:  # with the run's reasoning effort: a provider that refuses it stops here
+            await probe.complete([{"role": "user", "content": "Reply with OK."}],
+                                 max_tokens=int(budget) + 16 if budget else 4)
         except ModelCallError as exc:
             base = client.api_base or "the provider's default endpoint"
             raise ModelCallError(f"pre-flight: model {client.model!r} (base URL {base}) cannot answer "

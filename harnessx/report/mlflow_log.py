@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-DEFAULT_TRACKING_URI = "sqlite:///mlruns/mlflow.db"
+from harnessx.search.uris import DEFAULT_MLFLOW_URI as DEFAULT_TRACKING_URI  # noqa: F401 - one default store
 
 
 def log_report(tracking_uri: str, run_id: str, files: list[Path], figures: list[Path]) -> None:

@@ -21,8 +21,8 @@ from harnessx.agent.sampling import epoch_seeds
 from harnessx.envs.registry import DEFAULT_ENV
 from harnessx.errors import InputError
 from harnessx.executors import EXECUTORS
-from harnessx.models.client import DEFAULT_MODEL
-from harnessx.search.tracking import DEFAULT_MLFLOW_URI
+from harnessx.models.defaults import DEFAULT_MODEL
+from harnessx.search.uris import DEFAULT_MLFLOW_URI
 
 DEFAULT_TRACES = 10  # rollouts per candidate logged as MLflow traces, failing ones first
 
@@ -52,6 +52,7 @@ class RunConfig:
     task_ids: list[str] = field(default_factory=list)  # only these task or source ids
     temperature: float = 0.0  # the task agent's default sampling (a harness switch overrides it)
     top_p: float | None = None
+    reasoning_effort: str | None = None  # low/medium/high or a thinking budget (a harness switch overrides it)
 
     def __post_init__(self) -> None:
         _at_least("--epochs", self.epochs, 1, "an integer >= 1")

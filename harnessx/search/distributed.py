@@ -23,5 +23,5 @@ def search_executor(config: SearchConfig, suite: Suite, model: ModelClient, give
                           storage=tracking.storage, queue_name=queue_name(config.run_name))
     factory = suite_factory(suite, None if given_suite else run.env, run.suite_options)
     shared = encode_config(run.env, run.suite_options, run.model, run.api_base, config.run_name,
-                           tracking.tracking_uri, run.temperature, run.top_p)
+                           tracking.tracking_uri, run.temperature, run.top_p, run.reasoning_effort)
     return make_executor(spec, suite, model, factory=factory, queue_config=shared)

@@ -101,7 +101,7 @@ class Search:
         self.certify = certify or CertifyConfig()  # the claim at the end: where and on how many seeds
         self.certify.tasks(self.suite, self.objective)  # a named split without tasks fails before any rollout
         self.model = ModelClient(config.run.model, api_base=config.run.api_base, temperature=config.run.temperature,
-                                 top_p=config.run.top_p)
+                                 top_p=config.run.top_p, reasoning_effort=config.run.reasoning_effort)
         if proposer is not None and not isinstance(proposer, Proposer):
             raise TypeError(f"a proposer must derive from harnessx.search.proposers.Proposer, not {type(proposer).__name__}")
         self.proposer = proposer or make_proposer(config.run.proposer, meta_model=config.run.meta_model,
@@ -125,6 +125,7 @@ class Search:
                 "meta_model": r.meta_model, "accept": self.acceptance.name or r.accept,
                 "alpha": r.alpha, "rounds": b.rounds, "proposals": b.proposals, "epochs": r.epochs, "seeds": r.seeds,
                 "sources": r.sources, "task_ids": r.task_ids, "temperature": r.temperature, "top_p": r.top_p,
+                **({"reasoning_effort": r.reasoning_effort} if r.reasoning_effort else {}),
                 "suite_hash": suite_hash(self.tasks), "search_space": {"name": self.space.name, "digest": self.space.digest,
                                                                         "source": self.space.source},
                 "max_rollouts": b.max_rollouts, "max_cost": b.max_cost, "concurrency": c.execution.concurrency,

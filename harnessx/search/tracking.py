@@ -26,11 +26,11 @@ from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness, diff
 from harnessx.search.mlflow_traces import RolloutBatch, TraceContext, log_traces
 from harnessx.search.space import SearchSpace, contains
+from harnessx.search.uris import DEFAULT_MLFLOW_URI  # noqa: F401 - re-exported: callers import it from here
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
 logging.getLogger("mlflow").setLevel(logging.WARNING)
-DEFAULT_MLFLOW_URI = "sqlite:///mlruns/mlflow.db"
 
 
 def open_study(storage: str | None, journal: Path, name: str, objective: str) -> optuna.Study:

@@ -13,6 +13,7 @@ from harnessx.errors import InputError
 from harnessx.extras import missing_extra
 
 # MLflow: a database store (SQLAlchemy URL) or a tracking server; the file store is refused by MLflow.
+DEFAULT_MLFLOW_URI = "sqlite:///mlruns/mlflow.db"  # the MLflow store of a search unless --tracking-uri names another
 MLFLOW_SERVER_SCHEMES = ("http", "https", "databricks")
 
 
@@ -65,8 +66,8 @@ def check_storage(storage: str | None) -> None:
         check_database_url("--storage", storage)
 
 
-def check_tracking_uri(uri: str | None, option: str = "--mlflow-uri") -> None:
-    """--mlflow-uri: None (no MLflow), a database URL, or an MLflow tracking server."""
+def check_tracking_uri(uri: str | None, option: str = "--tracking-uri") -> None:
+    """--tracking-uri: None (no MLflow), a database URL, or an MLflow tracking server."""
     if not uri:
         return
     scheme = urlparse(uri).scheme

@@ -200,7 +200,7 @@ def test_a_corrupt_checkpoint_is_one_error_naming_it_and_the_recovery(finished_r
 
 @pytest.mark.parametrize("field, value, words", [
     ("storage", "bogus://x", "--storage"), ("storage", "not a url", "--storage"),
-    ("tracking_uri", "bogus://x", "--mlflow-uri"), ("tracking_uri", "mlruns", "file store"),
+    ("tracking_uri", "bogus://x", "--tracking-uri"), ("tracking_uri", "mlruns", "file store"),
 ])
 def test_a_bogus_store_uri_is_refused_before_the_run_dir_exists(tmp_path, field, value, words):
     cfg = _search(tmp_path, **{k: v for k, v in {field: value}.items() if k != "tracking_uri"})

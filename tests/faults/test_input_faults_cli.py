@@ -168,12 +168,12 @@ def without(monkeypatch):
     return block
 
 
-@pytest.mark.parametrize("option", ["--storage", "--mlflow-uri"])
+@pytest.mark.parametrize("option", ["--storage", "--tracking-uri"])
 def test_postgresql_without_the_postgres_extra_names_it(tmp_path, without, option):
     without("psycopg")
     runs = tmp_path / "runs"
     url = f"postgresql://hx@127.0.0.1:{closed_port()}/hx"
-    extra = ["--mlflow-uri", url] if option == "--mlflow-uri" else ["--no-mlflow", "--storage", url]
+    extra = ["--tracking-uri", url] if option == "--tracking-uri" else ["--no-mlflow", "--storage", url]
     args = [a for a in SEARCH if a != "--no-mlflow"] + extra
     refused(cli(*args, "--runs-dir", runs), option, "pip install 'harnessx[postgres]'")
     assert not runs.exists()
@@ -189,8 +189,8 @@ def test_ray_executor_without_ray_names_the_extra(tmp_path, without):
 def test_export_to_a_postgres_registry_without_the_extra_writes_nothing(run, tmp_path, without):
     without("psycopg")
     out = tmp_path / "h.yaml"
-    refused(cli("export", run, "--out", out, "--mlflow-register", "m", "--mlflow-uri",
-                f"postgresql://hx@127.0.0.1:{closed_port()}/hx"), "--mlflow-uri", "harnessx[postgres]")
+    refused(cli("export", run, "--out", out, "--mlflow-register", "m", "--tracking-uri",
+                f"postgresql://hx@127.0.0.1:{closed_port()}/hx"), "--tracking-uri", "harnessx[postgres]")
     assert not out.exists()
 
 
@@ -200,9 +200,9 @@ def test_a_database_on_a_closed_port_is_refused_before_anything_exists(run, tmp_
     runs, out = tmp_path / "fresh", tmp_path / "h.yaml"
     args = {"queue": [*SEARCH, "--executor", "queue", "--storage", url, "--runs-dir", runs],
             "storage": [*SEARCH, "--storage", url, "--runs-dir", runs],
-            "mlflow": [*[a for a in SEARCH if a != "--no-mlflow"], "--mlflow-uri", url, "--runs-dir", runs],
+            "mlflow": [*[a for a in SEARCH if a != "--no-mlflow"], "--tracking-uri", url, "--runs-dir", runs],
             "worker": ["worker", "--storage", url, "--study", "s", "--wait", "1"],
-            "export": ["export", run, "--out", out, "--mlflow-register", "m", "--mlflow-uri", url]}[how]
+            "export": ["export", run, "--out", out, "--mlflow-register", "m", "--tracking-uri", url]}[how]
     refused(cli(*args), "cannot connect", "127.0.0.1")
     assert not runs.exists() and not out.exists()
 

@@ -52,7 +52,7 @@ def says(output: str, *needles: str) -> bool:
 @pytest.mark.parametrize("command", [
     ["kapro", "eval", "--model", "openai/x"],
     ["cf", "eval", "--model", "openai/x"],
-    ["feasigen", "build", "--env", "retail", "--limit", "2", "--system", "openai/x"],
+    ["feasigen", "build", "--env", "retail", "--limit", "2", "--model", "openai/x"],
 ])
 def test_a_dead_endpoint_stops_every_model_command_at_preflight(command, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -82,7 +82,7 @@ def test_a_dead_judge_model_stops_eval_before_any_rollout(tmp_path, monkeypatch)
 ])
 def test_a_command_whose_every_rollout_is_excluded_exits_3_saying_why(command, name, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    model = ["--system", REVOKED] if command[0] == "feasigen" else ["--model", REVOKED]
+    model = ["--model", REVOKED] if command[0] == "feasigen" else ["--model", REVOKED]
     out = ["--out", str(tmp_path / "out")]
     result = invoke([*command, *model, *out])
     assert result.exit_code == 3, result.output

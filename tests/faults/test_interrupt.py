@@ -21,7 +21,7 @@ def test_sigint_kills_the_mlflow_run_prints_the_resume_command_and_resume_finish
     (tmp_path / "slow.yaml").write_text(SLOW_PROFILE)
     uri = f"sqlite:///{tmp_path / 'mlruns' / 'mlflow.db'}"
     args = [sys.executable, "-m", "harnessx.cli.main", "search", "--env", "toy", "--model", "sim/slow.yaml",
-            "--rounds", "2", "--proposals", "1", "--concurrency", "2", "--mlflow-uri", uri, "--name", "intr"]
+            "--rounds", "2", "--proposals", "1", "--concurrency", "2", "--tracking-uri", uri, "--name", "intr"]
     env = {**os.environ, "PYTHONPATH": str(REPO), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + 60

@@ -119,7 +119,7 @@ def uri(root: Path) -> str:
 
 def argv(root: Path) -> list[str]:
     args = ["search", "--env", "toy", "--model", "sim/slow.yaml", "--rounds", str(ROUNDS), "--proposals", "2",
-            "--concurrency", "4", "--mlflow-uri", uri(root), "--name", "k"]
+            "--concurrency", "4", "--tracking-uri", uri(root), "--name", "k"]
     return args + (["--resume"] if (root / "runs" / "k" / "config.json").is_file() else [])
 
 
