@@ -9,7 +9,6 @@ from pathlib import Path
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from harnessx.agent.result import RolloutResult
 from harnessx.agent.sampling import copies_warning
@@ -19,6 +18,7 @@ from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, EnvOpt, SandboxOpt, Tas
 from harnessx.cli.numbers import NON_NEGATIVE, PROBABILITY_OPEN
 from harnessx.cli.scale_opts import ExecutorOpt, RayAddressOpt, WorkersOpt, check_executor
 from harnessx.errors import InputError
+from harnessx.formatting.table import Table
 from harnessx.models import DEFAULT_MODEL
 from harnessx.search import PROPOSERS, Search, SearchConfig, objective_names
 from harnessx.search.objectives import get_objective
@@ -169,20 +169,15 @@ def resume_command() -> str:
 
 def print_summary(summary: dict, run_dir: Path) -> None:
     r0, chosen = summary["r0"]["scorecard"], summary["selected"]["scorecard"]
-    table = Table(title=f"{summary['search']}: R0 vs selected (round {summary['selected']['round']}), "
-                        f"search split (selection data, not a claim), {summary['model']}" + (" (simulated)" if summary["simulated"] else ""))
-    table.add_column("metric")
-    table.add_column("R0", justify="right")
-    table.add_column("selected", justify="right")
-    for key, label in summary_rows(r0).items():
-        table.add_row(label, _cell(r0.get(key)), _cell(chosen.get(key)))
-    for key, label in benchmark_rows(r0, chosen):  # a benchmark objective's own values (e.g. KAPRO's KAS)
-        table.add_row(label, key(r0), key(chosen))
+    title = (f"{summary['search']}: R0 vs selected (round {summary['selected']['round']}), search split (selection "
+             f"data, not a claim), {summary['model']}" + (" (simulated)" if summary["simulated"] else ""))
+    rows = [[label, _cell(r0.get(key)), _cell(chosen.get(key))] for key, label in summary_rows(r0).items()]
+    rows += [[label, key(r0), key(chosen)] for key, label in benchmark_rows(r0, chosen)]  # e.g. KAPRO's KAS
     value_key = get_objective(summary["objective"]).value_key  # another benchmark objective's own mean (e.g. cf)
     if value_key and value_key in r0.get("values", {}) and not benchmark_rows(r0, chosen):
-        table.add_row(f"{summary['objective']} (objective, mean)", _mean_cell(r0["values"][value_key]),
-                      _mean_cell(chosen.get("values", {}).get(value_key)))
-    console.print(table)
+        rows.append([f"{summary['objective']} (objective, mean)", _mean_cell(r0["values"][value_key]),
+                     _mean_cell(chosen.get("values", {}).get(value_key))])
+    console.print(Table(title, ["metric", "R0", "selected"], rows, justify=["left", "right", "right"]).rich())
     mark = lambda e: "*" if e["accepted"] and e["round"] else "~" if e.get("unconfirmed") else ""  # noqa: E731
     curve = ", ".join(f"R{e['round']}{mark(e)}={objective_cell(e['objective'])}"
                       for e in summary["curve"] if e["objective"]["value"] is not None)
