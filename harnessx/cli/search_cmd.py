@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harnessx.agent.result import RolloutResult
 from harnessx.agent.sampling import copies_warning
@@ -18,6 +17,7 @@ from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, EnvOpt, SandboxOpt, Tas
 from harnessx.cli.numbers import NON_NEGATIVE, PROBABILITY_OPEN
 from harnessx.cli.scale_opts import ExecutorOpt, RayAddressOpt, WorkersOpt, check_executor
 from harnessx.errors import InputError
+from harnessx.formatting.progress import ProgressConfig, RunProgress
 from harnessx.formatting.table import Table
 from harnessx.models import DEFAULT_MODEL
 from harnessx.search import PROPOSERS, Search, SearchConfig, objective_names
@@ -29,6 +29,7 @@ from harnessx.search.budget import search_plan
 from harnessx.search.planner import rollout_line
 from harnessx.search.config import DEFAULT_TRACES
 from harnessx.search.tracking import DEFAULT_MLFLOW_URI
+from harnessx.formatting.cells import move_line
 from harnessx.report.cells import objective_cell, rate_cell, value_cell
 
 TABLE_ROWS = {"strict_sa": "strict SA (blocked)", "solve": "solve (feasible)",
@@ -41,20 +42,25 @@ NO_BLOCKED_ROWS = {"j_know": {"solve": "pass rate (KAPRO: judged solved)"},
 
 
 class ProgressReporter:
-    """A rich progress bar whose total is the planned rollouts, with the running cost."""
+    """The search's progress display: rounds, planned rollouts, ETA, cost, and a line per accepted move."""
 
-    def __init__(self, progress: Progress):
+    def __init__(self, progress: RunProgress):
         self.progress = progress
-        self.task = progress.add_task("rollouts", total=None, cost=0.0)
 
     def plan(self, total: int, done: int) -> None:
-        self.progress.update(self.task, total=total, completed=done)
+        self.progress.plan(total, done)
 
     def rollout(self, result: RolloutResult, cost_usd: float) -> None:
-        self.progress.update(self.task, advance=1, cost=cost_usd)
+        self.progress.advance(cost_usd)
+
+    def round_started(self, round_no: int) -> None:
+        self.progress.round(round_no)
+
+    def accepted(self, row: dict, before: dict) -> None:
+        self.progress.line(move_line(row, before), style="green")
 
     def note(self, text: str) -> None:
-        self.progress.console.print(f"[yellow]{text}[/]")
+        self.progress.line(text, style="yellow")
 
 
 def search(
@@ -126,8 +132,7 @@ def search(
                           suite_options=suite_kwargs(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox,
                                                      user_mode=user_mode, user_model=user_model,
                                                      bfcl_dir=bfcl_dir))
-    progress = Progress(TextColumn("[bold]search[/]"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("rollouts  ${task.fields[cost]:.4f}"), TimeElapsedColumn(), console=console)
+    progress = RunProgress(ProgressConfig("search"), console)
     runner = Search(config, reporter=ProgressReporter(progress),
                     certify=CertifyConfig.from_options(certify_split, certify_epochs))
     sim = runner.model.simulated
