@@ -4,7 +4,6 @@ stacked block) over three lines, every task id whole, and no Python repr."""
 
 from __future__ import annotations
 
-import asyncio
 import io
 import re
 
@@ -15,9 +14,9 @@ from typer.testing import CliRunner
 from harnessx.cli.main import app
 from harnessx.envs import registry
 from harnessx.envs.retail.suite import RetailSuite
-from harnessx.feasigen.construct import BuildConfig, build
 from harnessx.formatting.fit import MAX_ROW_LINES, natural_width
 from harnessx.formatting.table import Table
+from tests.test_feasigen_cli import small_suite  # noqa: F401  (the fixture: a 12-task masked retail suite)
 from tests.test_report_e2e import SplitToySuite, fabricate_run
 
 WIDTH = 80
@@ -104,14 +103,7 @@ def test_search_fits_80_columns_and_reports_rounds_with_eta(tmp_path, monkeypatc
     assert re.search(r"^search: done: round 2, (\d+)/\1 rollouts", out, re.M)
 
 
-@pytest.fixture(scope="module")
-def small_suite(tmp_path_factory):
-    out = tmp_path_factory.mktemp("fit") / "suite"
-    asyncio.run(build(RetailSuite(), BuildConfig(env="retail", out=str(out), limit=12)))
-    return out
-
-
-def test_feasigen_eval_and_report_fit_80_columns(small_suite, tmp_path):
+def test_feasigen_eval_and_report_fit_80_columns(small_suite, tmp_path):  # noqa: F811
     out = invoke("feasigen", "eval", "--suite", str(small_suite), "--system", "sim/baseline", "--system", "sim/ideal",
                  "--pair", "sim/ideal->sim/baseline", "--split", "search", "--out", str(tmp_path / "eval"))
     check(out)
