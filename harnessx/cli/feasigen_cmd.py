@@ -14,6 +14,7 @@ import typer
 from harnessx.cli.common import (ApiBaseOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModeOpt, console,
                                  friendly_errors, open_suite, suite_kwargs)
 from harnessx.cli.numbers import PROBABILITY_OPEN
+from harnessx.formatting.cells import counts_text
 from harnessx.errors import InputError
 from harnessx.io_read import read_csv, read_json
 from harnessx.io_write import check_out_dir, write_atomic
@@ -59,7 +60,7 @@ def build_cmd(env: str = typer.Option("retail", "--env", help="Source environmen
     reasons = Counter(v.split(":")[0] for v in manifest["rejected"].values())
     checked = sum(1 for r in manifest["records"].values() if "check" in r)
     passed = sum(1 for r in manifest["records"].values() if r.get("check", {}).get("passed"))
-    rejected = ", ".join(f"{reason} {n}" for reason, n in sorted(reasons.items())) or "none"
+    rejected = counts_text(dict(sorted(reasons.items())))
     console.print(f"originals {manifest['n_original']} → infeasible {manifest['n_infeasible']} "
                   f"(rejected: {rejected}); mechanical check passed {passed}/{checked}; "
                   f"flagged {len(manifest['flagged'])}", highlight=False)

@@ -124,3 +124,8 @@ def move_line(row: dict, before: dict) -> str:
     if row.get("mean_diff") is not None:
         return f"{text}; Δ {show(row['mean_diff'])} paired (n={after['n']})"
     return text
+
+
+def counts_text(counts: dict, empty: str = "none") -> str:
+    """A tally as `name n, name n` in its own order (never a dict's repr); `empty` when it has none."""
+    return ", ".join(f"{name} {n}" for name, n in counts.items()) or empty
