@@ -49,7 +49,16 @@ def test_off_a_terminal_it_prints_a_line_per_round_and_per_tenth_with_eta_and_co
     assert lines[0] == "search: round 1 started, 0/20 rollouts, ETA ?, cost $0.0000"
     assert lines[1] == "search: round 1, 2/20 rollouts, ETA 0:00:54, cost $0.0200"  # 18 left x 3 s
     assert len(lines) == 1 + 10 + 1  # the round, each tenth, the end
-    assert lines[-1] == "search: done: round 1, 20/20 rollouts, ETA 0:00:00, cost $0.2000"
+    assert lines[-1] == "search: done: round 1, 20/20 rollouts in 0:01:00, cost $0.2000"
+
+
+def test_without_a_planned_total_it_counts_and_gives_no_eta():
+    progress, out, clock = plain_progress(heartbeat=60)
+    with progress:
+        clock.now += 61
+        progress.advance(spent=0.5)
+    assert out.getvalue().splitlines() == ["search: 1 rollouts, cost $0.5000", "search: done: 1 rollouts in 0:01:01, "
+                                           "cost $0.5000"]
 
 
 def test_a_slow_run_still_prints_a_line_a_minute():

@@ -160,6 +160,7 @@ def eval_cmd(suite: list[Path] = SuiteDirOpt,
              api_base: str = ApiBaseOpt, sandbox: str = SandboxOpt,
              out: Path = typer.Option(Path("runs/feasigen-eval"), "--out")) -> None:
     """Single agents on originals + infeasibles, planner → executor pairs on infeasibles; every metric."""
+    from harnessx.comparison.setup import progress_bar
     from harnessx.feasigen.evaluate import EvalConfig, parse_pair, run_eval
     from harnessx.feasigen.report import tables
 
@@ -168,7 +169,8 @@ def eval_cmd(suite: list[Path] = SuiteDirOpt,
     config = EvalConfig(systems=tuple(system or ("sim/baseline",)), pairs=tuple(parse_pair(p) for p in pair or []),
                         splits=tuple(split), epochs=epochs, turn_cap=turn_cap, concurrency=concurrency,
                         api_base=api_base, out=str(out))
-    data = asyncio.run(run_eval(suites, config))
+    with progress_bar(None, "feasigen eval", console) as progress:
+        data = asyncio.run(run_eval(suites, config, progress))
     data["suite"] = ", ".join(map(str, suite))
     write_atomic(out / "results.json", json.dumps(data, indent=1))
     from harnessx.feasigen.report import model_note

@@ -88,14 +88,16 @@ class RunProgress:
         left = max(self.total - self.done, 0)
         return clock_text((self.clock() - self._start) / paid * left)
 
-    def status(self, started: bool = False) -> str:
+    def status(self, started: bool = False, done: bool = False) -> str:
         where = f"round {self.round_no}{' started' if started else ''}, " if self.round_no is not None else ""
-        total = self.total if self.total is not None else "?"
-        return f"{where}{self.done}/{total} rollouts, ETA {self.eta()}, cost ${self.cost:.4f}"
+        count = f"{self.done}/{self.total}" if self.total is not None else f"{self.done}"
+        when = (f" in {clock_text(self.clock() - self._start)}" if done else
+                f", ETA {self.eta()}" if self.total is not None else "")
+        return f"{where}{count} rollouts{when}, cost ${self.cost:.4f}"
 
-    def _plain(self, event: str = "", started: bool = False) -> None:
+    def _plain(self, started: bool = False, done: bool = False) -> None:
         self._last_line = self.clock()
-        self.line(f"{self.config.label}: " + (f"{event}: " if event else "") + self.status(started))
+        self.line(f"{self.config.label}: " + ("done: " if done else "") + self.status(started, done))
 
     def _refresh(self) -> None:
         if self._bar is not None:
@@ -118,4 +120,4 @@ class RunProgress:
             self._bar.__exit__(*exc)
             self._bar = None
         elif exc[0] is None:
-            self._plain("done")
+            self._plain(done=True)
