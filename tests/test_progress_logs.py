@@ -136,3 +136,19 @@ def test_log_levels():
             configure_logs(False, {"HARNESSX_LOG": "loud"})
     finally:
         logging.disable(before)
+
+
+def test_on_a_terminal_it_is_one_bar_with_round_eta_and_cost_and_lines_above_it():
+    out, clock = io.StringIO(), Clock()
+    console = Console(file=out, force_terminal=True, width=100, no_color=True)
+    with RunProgress(ProgressConfig("search"), console, clock) as progress:
+        progress.plan(4, 0)
+        progress.round(1)
+        progress.line("round 1: accepted x=1: joint 3/4 75.0%")
+        for _ in range(4):
+            clock.now += 2
+            progress.advance(spent=0.25)
+    text = re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", out.getvalue())  # without the terminal's escapes
+    assert "round 1: accepted x=1" in text
+    assert re.search(r"search round 1 .*4/4 rollouts  ETA 0:00:00  \$0\.2500", text)
+    assert "search: round" not in text  # no plain lines on a terminal
