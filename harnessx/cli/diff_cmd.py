@@ -83,12 +83,15 @@ def _side_by_side(run, report, name_a, name_b, trials_a, trials_b, task, seed) -
     if not ka or not kb:
         raise InputError("--task", f"{task} (seed {seed}) was not run by both candidates", "a task both ran")
     rows, divergence = align(run.trajectory(ka), run.trajectory(kb))
-    table = Table("#", "step", name_a[:12], name_b[:12], title=f"{task} seed {seed}: side by side"
+    table = Table("#", "step", escape(name_a), escape(name_b), title=f"{task} seed {seed}: side by side"
                   + (f", first divergence at row {divergence}" if divergence is not None else ", no divergence"),
                   title_justify="left")
+    for column in table.columns:  # two long texts side by side wrap; nothing is cut with …
+        column.overflow = "fold"
     for i, row in enumerate(rows):
         style = "bold yellow" if i == divergence else ("dim" if not row.differs else None)
-        table.add_row(str(i), "" if row.step is None else str(row.step), row.first, row.second, style=style)
+        table.add_row(str(i), "" if row.step is None else str(row.step), escape(row.first), escape(row.second),
+                      style=style)
     return {"table": table, "task_id": task, "seed": seed, "first_key": ka, "second_key": kb, "first_divergence": divergence,
             "rows": [{"step": r.step, "first": r.first, "second": r.second, "differs": r.differs} for r in rows]}
 
