@@ -26,6 +26,7 @@ from harnessx.scoring import Judge
 from harnessx.search.acceptance import SETTLE_STAGE, AcceptanceRule, Verdict
 from harnessx.stored import seal
 from harnessx.models.preflight import preflight
+from harnessx.search.announce import announce, tell
 from harnessx.search.arena import Arena, BudgetExhausted, check_budget_buys_r0
 from harnessx.search.breaker import CircuitBreaker, ModelOutage
 from harnessx.search.certify import CertifyConfig, claim_line, claim_metrics, search_claim
@@ -48,9 +49,8 @@ HEADLINE = ("strict_sa", "relaxed_sa", "solve", "false_abstention", "joint")
 
 
 class Reporter(Protocol):
-    """What the loop tells its caller (the CLI draws a progress bar from it). A reporter may also have
-    `round_started(round_no)` and `accepted(row, before)` (a ledger row that moved the incumbent, and
-    the objective it replaced as `to_dict()`); the loop calls them when they are there."""
+    """What the loop tells its caller (the CLI draws a progress bar from it); optionally also
+    `round_started(round_no)` and `accepted(row, before)` (`harnessx.search.announce`)."""
 
     def plan(self, total: int, done: int) -> None: ...
 
@@ -183,7 +183,7 @@ class Search:
         self._replan(arena, state["round"])
 
         if state["round"] < 0:
-            self._tell("round_started", 0)
+            tell(self.reporter, "round_started", 0)
             r0 = self.space.initial()
             r0.save(self.dir / "r0.yaml")
             evaluation = await arena.evaluate(r0)
@@ -202,7 +202,7 @@ class Search:
         inc_eval = await self.acceptance.incumbent_evaluation(incumbent, arena)
 
         for round_no in range(state["round"] + 1, self.config.rounds + 1):
-            self._tell("round_started", round_no)
+            tell(self.reporter, "round_started", round_no)
             ctx = RoundContext(round_no, self.objective, self.space, incumbent, inc_eval, tuple(history),
                                runner.trajectory, self.config.seed, arena)
             try:  # a proposer that evaluates (gepa) meets the same hard caps as the acceptance rule
@@ -223,7 +223,7 @@ class Search:
             self._log(rows, [(p.harness, incumbent, v.evaluation) for p, v in zip(proposals, verdicts)],
                       optuna_ledger, tracker)
             history.extend(rows)
-            self._announce(rows, inc_eval)
+            announce(self.reporter, self.objective, rows, inc_eval)
             winner = next((p.harness for p, v in zip(proposals, verdicts) if v.accepted or v.provisional), None)
             committed = any(v.accepted for v in verdicts)
             if winner is not None:
@@ -278,23 +278,10 @@ class Search:
         row = self._row(round_no, slot, proposal, confirmed, out.verdict)
         self._log([row], [(out.challenger, confirmed, out.verdict.evaluation)], optuna_ledger, tracker)
         history.append(row)
-        self._announce([row], None)  # Δ: the verdict's paired difference against the confirmed harness
+        announce(self.reporter, self.objective, [row], None)  # Δ: the paired difference to the confirmed
         return out.incumbent, (out.challenger if out.verdict.accepted else confirmed), out.verdict.accepted
 
     # --- pieces --------------------------------------------------------------------------------
-    def _tell(self, event: str, *args: Any) -> None:
-        """Call the reporter's optional `event` method, when it has one."""
-        method = getattr(self.reporter, event, None)
-        if method is not None:
-            method(*args)
-
-    def _announce(self, rows: list[dict], before: Evaluation | None) -> None:
-        """Tell the reporter each move of these rows (accepted, or provisional under `stack`)."""
-        base = self.objective.rate(before.scorecard).to_dict() if before is not None else {}
-        for row in rows:
-            if row["accepted"] or row.get("provisional"):
-                self._tell("accepted", {**row, "objective": {**row["objective"], "kind": base.get("kind")}}, base)
-
     def _mlflow(self, state: dict[str, Any]) -> MlflowTracker | None:
         uri = self.config.tracking_uri
         if not uri:
