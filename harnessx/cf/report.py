@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from harnessx.errors import InputError  # noqa: E402
 from harnessx.io_read import read_json
 from harnessx.io_write import save_figure
-from harnessx.formatting.cells import contrast, paired_title, rate_cell  # noqa: E402
+from harnessx.formatting.cells import contrast, counts_text, paired_title, rate_cell  # noqa: E402
 from harnessx.formatting.document import Document, Figure  # noqa: E402
 from harnessx.formatting.table import Table, model_line  # noqa: E402
 
@@ -85,7 +85,7 @@ def tables(data: dict) -> list[Table]:
                      ["condition", "OK items", "n", "search rate", "NAS judge-free", "NAS judged"], rows,
                      [f"IK items with a cue: {next(iter(conds.values()))['temporal_cues']['ik_cued']}"] if conds else []))
     excl = [[names[c], str(m["n_trials"]), str(m["n_valid"]),
-             ", ".join(f"{k} {v}" for k, v in m["excluded"].items()) or "none"] for c, m in conds.items()]
+             counts_text(m["excluded"])] for c, m in conds.items()]
     out.append(Table("Trials, valid n and exclusions", ["condition", "trials", "valid", "excluded"], excl,
                      ["unparseable = no {choice, reason} JSON after two stricter retries; excluded, never scored"]))
     return out
@@ -159,8 +159,7 @@ def compare_tables(block: dict, n_resamples: int) -> list[Table]:
     rows.append(["search rate OK", *(rate_cell(cards[lb].get("search_rate", {}).get("OK")) for lb in labels)])
     rows.append(["search rate IK", *(rate_cell(cards[lb].get("search_rate", {}).get("IK")) for lb in labels)])
     rows.append(["accuracy OK", *(rate_cell(cards[lb]["accuracy"]["OK"]) for lb in labels)])
-    rows.append(["excluded", *(", ".join(f"{k} {v}" for k, v in cards[lb]["excluded"].items()) or "none"
-                               for lb in labels)])
+    rows.append(["excluded", *(counts_text(cards[lb]["excluded"]) for lb in labels)])
     condition = next(iter(cards.values()))["condition"] if cards else ""
     out = [Table(f"{block['split']} split: Confident Fools ({CONDITION_NAMES.get(condition, condition)})",
                  ["metric", *labels], rows,

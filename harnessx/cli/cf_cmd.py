@@ -37,6 +37,7 @@ def eval_cmd(harness: str = typer.Option(None, "--harness", help="Harness file, 
     outcomes, cued vs uncued NAS, the regime. Writes <out>/cf-eval.json; `harnessx cf report <out>`."""
     from harnessx.cf.report import tables
     from harnessx.cf.run import CFEvalConfig, run_eval
+    from harnessx.comparison.setup import progress_bar
     from harnessx.io_write import check_out_dir
     from harnessx.report.tables import model_line
 
@@ -50,7 +51,8 @@ def eval_cmd(harness: str = typer.Option(None, "--harness", help="Harness file, 
                        reasoning_effort=reasoning_effort, split=split,
                        epochs=epochs, items=items, corpus=corpus, judge_model=judge_model, resamples=resamples,
                        concurrency=concurrency, out=str(out), suite_options={"index": index} if index else {})
-    data = asyncio.run(run_eval(cfg))
+    with progress_bar(None, "cf eval", console) as progress:
+        data = asyncio.run(run_eval(cfg, progress))
     console.print(model_line(data["model"], data["simulated"]), highlight=False)
     for table in tables(data):
         console.print(table.rich())

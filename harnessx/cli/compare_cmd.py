@@ -59,7 +59,7 @@ def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, mod
                                  runner.model.simulated):
         console.print(f"[yellow]{warning}[/]")
     total = len(contenders) * len(seeds) * sum(len(t) for t in tasks.values())
-    with setup.progress_bar(total, f"{kind}: rollouts") as progress:
+    with setup.progress_bar(total, kind, console) as progress:
         data = asyncio.run(compare(runner, contenders, tasks, seeds, judge,
                                    n_resamples=resamples, progress=progress, command=kind))
     for table in compare_tables(data):

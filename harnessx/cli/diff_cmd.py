@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from harnessx.cli.common import console, friendly_errors
 
@@ -34,10 +35,9 @@ def diff(
     A flip is a (task, seed) both ran, both valid, whose objective value differs; excluded pairs are
     counted, never flipped. Search-split flips are selection data: they show what moved, not a gain.
     """
-    from rich.table import Table
-
     from harnessx.comparison.flips import flips
     from harnessx.comparison.run_trials import SearchRun, text_diff
+    from harnessx.formatting.table import Table
     from harnessx.search.objectives import get_objective
 
     run = SearchRun(run_dir)
@@ -49,17 +49,13 @@ def diff(
     console.print(f"{run.path.name}: {a.name} -> {b.name} on the search split (selection data), objective "
                   f"{obj.name}: {len(report.gained)} gained, {len(report.lost)} lost of {report.compared} trials "
                   f"compared ({report.excluded} excluded, {report.unmatched} without a partner)", highlight=False)
-    counts = Table("stratum / family", "gained", "lost", title="flips by family", title_justify="left")
-    for family, (g, lost) in report.by_family().items():
-        counts.add_row(family, str(g), str(lost))
-    console.print(counts)
-    listed = Table("task", "seed", "family", a.name[:12], b.name[:12], title=f"flipped trials (first {limit})",
-                   title_justify="left")
-    listed.columns[0].overflow = "fold"  # ids are never cut: they are copied into --task
-    for f in report.flips[:limit]:
-        listed.add_row(f.task_id, str(f.seed), f.family, _value(f.first), _value(f.second))
+    counts = [[family, str(g), str(lost)] for family, (g, lost) in report.by_family().items()]
+    console.print(Table("flips by family", ["stratum / family", "gained", "lost"], counts).rich())
+    # ids and names are never cut: they are copied into --task and the positional arguments
+    listed = [[escape(f.task_id), str(f.seed), f.family, _value(f.first), _value(f.second)] for f in report.flips[:limit]]
     if report.flips:
-        console.print(listed)
+        console.print(Table(f"flipped trials (first {limit})", ["task", "seed", "family", escape(a.name),
+                                                                escape(b.name)], listed).rich())
     text = text_diff(a, b)
     console.print("harness diff:" if text else "harness diff: none (same content)", highlight=False)
     for line in text:
@@ -87,12 +83,15 @@ def _side_by_side(run, report, name_a, name_b, trials_a, trials_b, task, seed) -
     if not ka or not kb:
         raise InputError("--task", f"{task} (seed {seed}) was not run by both candidates", "a task both ran")
     rows, divergence = align(run.trajectory(ka), run.trajectory(kb))
-    table = Table("#", "step", name_a[:12], name_b[:12], title=f"{task} seed {seed}: side by side"
+    table = Table("#", "step", escape(name_a), escape(name_b), title=f"{task} seed {seed}: side by side"
                   + (f", first divergence at row {divergence}" if divergence is not None else ", no divergence"),
                   title_justify="left")
+    for column in table.columns:  # two long texts side by side wrap; nothing is cut with …
+        column.overflow = "fold"
     for i, row in enumerate(rows):
         style = "bold yellow" if i == divergence else ("dim" if not row.differs else None)
-        table.add_row(str(i), "" if row.step is None else str(row.step), row.first, row.second, style=style)
+        table.add_row(str(i), "" if row.step is None else str(row.step), escape(row.first), escape(row.second),
+                      style=style)
     return {"table": table, "task_id": task, "seed": seed, "first_key": ka, "second_key": kb, "first_divergence": divergence,
             "rows": [{"step": r.step, "first": r.first, "second": r.second, "differs": r.differs} for r in rows]}
 

@@ -15,6 +15,7 @@ from harnessx.cli.aliases import aliased
 from harnessx.cli.common import (ApiBaseOpt, ReasoningEffortOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModeOpt, console,
                                  friendly_errors, open_suite, suite_kwargs)
 from harnessx.cli.numbers import PROBABILITY_OPEN
+from harnessx.formatting.cells import counts_text
 from harnessx.errors import InputError
 from harnessx.io_read import read_csv, read_json
 from harnessx.io_write import check_out_dir, write_atomic
@@ -60,7 +61,7 @@ def build_cmd(env: str = typer.Option("retail", "--env", help="Source environmen
     reasons = Counter(v.split(":")[0] for v in manifest["rejected"].values())
     checked = sum(1 for r in manifest["records"].values() if "check" in r)
     passed = sum(1 for r in manifest["records"].values() if r.get("check", {}).get("passed"))
-    rejected = ", ".join(f"{reason} {n}" for reason, n in sorted(reasons.items())) or "none"
+    rejected = counts_text(dict(sorted(reasons.items())))
     console.print(f"originals {manifest['n_original']} → infeasible {manifest['n_infeasible']} "
                   f"(rejected: {rejected}); mechanical check passed {passed}/{checked}; "
                   f"flagged {len(manifest['flagged'])}", highlight=False)
@@ -163,6 +164,7 @@ def eval_cmd(suite: list[Path] = SuiteDirOpt,
              api_base: str = ApiBaseOpt, reasoning_effort: str = ReasoningEffortOpt, sandbox: str = SandboxOpt,
              out: Path = typer.Option(Path("runs/feasigen-eval"), "--out")) -> None:
     """Single agents on originals + infeasibles, planner → executor pairs on infeasibles; every metric."""
+    from harnessx.comparison.setup import progress_bar
     from harnessx.feasigen.evaluate import EvalConfig, parse_pair, run_eval
     from harnessx.feasigen.report import tables
 
@@ -177,7 +179,8 @@ def eval_cmd(suite: list[Path] = SuiteDirOpt,
                         splits=tuple(split), epochs=epochs, turn_cap=turn_cap, concurrency=concurrency,
                         api_base=api_base, reasoning_effort=reasoning_effort, out=str(out),
                         harness=chosen.harness if chosen else None)
-    data = asyncio.run(run_eval(suites, config))
+    with progress_bar(None, "feasigen eval", console) as progress:
+        data = asyncio.run(run_eval(suites, config, progress))
     if chosen:
         data["harness"] = f"{chosen.label}:{chosen.harness.hash}"
     data["suite"] = ", ".join(map(str, suite))

@@ -8,6 +8,7 @@ import typer
 
 from harnessx.cli.common import ApiBaseOpt, ReasoningEffortOpt, console, friendly_errors
 from harnessx.comparison.runs import resolve_contenders
+from harnessx.comparison.setup import progress_bar
 from harnessx.io_write import check_out_dir
 from harnessx.models.defaults import DEFAULT_MODEL
 
@@ -43,7 +44,8 @@ def eval_cmd(harness: str = typer.Option("kapro", "--harness", help="Harness fil
                          epochs=epochs, kaware_dir=str(Path(kaware_dir).resolve()) if kaware_dir else None,
                          distractors=distractors, judge_model=judge_model, n_resamples=resamples,
                          concurrency=concurrency, out=out)
-    data = run_kapro_eval(cfg)
+    with progress_bar(None, "kapro eval", console) as progress:
+        data = run_kapro_eval(cfg, progress)
     for line in data.get("unread", []):
         console.print(f"not read: {line}", highlight=False, soft_wrap=True)
     console.print(model_line(data["model"], data["simulated"]), highlight=False)

@@ -8,6 +8,7 @@ from harnessx.benchmarks.registry import cli_groups
 from harnessx.cli.boundary import BoundaryGroup
 from harnessx.cli.common import console
 from harnessx.cli.lazy import lazy_group
+from harnessx.errors import InputError
 
 # Each command lives in its own module, imported only when that command runs (or shows its own help):
 # the root help lists them from here. The help is the first paragraph of the command's own help
@@ -49,11 +50,19 @@ app = typer.Typer(cls=HarnessXGroup, no_args_is_help=True, add_completion=False,
 
 
 @app.callback()
-def _before_every_command() -> None:
+def _before_every_command(verbose: bool = typer.Option(False, "--verbose", "-v", help="Let MLflow, alembic, Optuna, "
+                                                       "LiteLLM and httpx log INFO lines to stderr (also: "
+                                                       "HARNESSX_LOG=info); by default only their warnings.")) -> None:
+    from harnessx.logs import configure_logs
+
+    try:  # before a command imports the libraries that log
+        configure_logs(verbose)
+    except InputError as exc:
+        typer.echo(f"error: {exc}", err=True)  # one line, however long
+        raise typer.Exit(2) from None
     # A malformed HARNESSX_FAILPOINT (fault tests) stops here, before a command writes anything: found
     # at its first site instead, it left a half-made run directory that refused the retry.
     from harnessx import failpoints
-    from harnessx.errors import InputError
 
     try:
         failpoints.armed()

@@ -109,7 +109,7 @@ def challenge_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = Harn
         pre, post = predicates_for(env, pre, post)
     except ValueError as exc:
         raise InputError("--pre/--post", str(exc)) from None
-    with setup.progress_bar(len(contenders) * replicates * len(tasks), "challenge: rollouts") as progress:
+    with setup.progress_bar(len(contenders) * replicates * len(tasks), "challenge", console) as progress:
         data = asyncio.run(challenge_probe(runner, contenders, tasks, split, replicates, pre, post,
                                            setup.make_judge(judge_model, out_dir), progress,
                                            seeds=sampling.epoch_seeds(replicates)))

@@ -6,7 +6,6 @@ import asyncio
 import shlex
 import sys
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 import typer
@@ -21,6 +20,8 @@ from harnessx.cli.scale_opts import (ExecutorOpt, LocalRolloutsOpt, RayActorsOpt
 from harnessx.errors import InputError
 from harnessx.models.defaults import DEFAULT_MODEL
 from harnessx.search.config import DEFAULT_TRACES, BudgetConfig, ExecutionConfig, RunConfig, SearchConfig, TrackingConfig
+from harnessx.formatting.cells import move_line
+from harnessx.formatting.table import Table
 from harnessx.search.uris import DEFAULT_MLFLOW_URI
 
 # What the help names without importing the search (its proposers, objectives and rules load with
@@ -28,9 +29,8 @@ from harnessx.search.uris import DEFAULT_MLFLOW_URI
 PROPOSER_NAMES = ("rules", "llm", "gepa")
 
 if TYPE_CHECKING:
-    from rich.progress import Progress
-
     from harnessx.agent.result import RolloutResult
+    from harnessx.formatting.progress import RunProgress
 
 TABLE_ROWS = {"strict_sa": "strict SA (blocked)", "solve": "solve (feasible)",
               "false_abstention": "false abstention (feasible)", "joint": "joint (pooled)",
@@ -38,20 +38,25 @@ TABLE_ROWS = {"strict_sa": "strict SA (blocked)", "solve": "solve (feasible)",
 
 
 class ProgressReporter:
-    """A rich progress bar whose total is the planned rollouts, with the running cost."""
+    """The search's progress display: rounds, planned rollouts, ETA, cost, and a line per accepted move."""
 
-    def __init__(self, progress: Progress):
+    def __init__(self, progress: RunProgress):
         self.progress = progress
-        self.task = progress.add_task("rollouts", total=None, cost=0.0)
 
     def plan(self, total: int, done: int) -> None:
-        self.progress.update(self.task, total=total, completed=done)
+        self.progress.plan(total, done)
 
     def rollout(self, result: RolloutResult, cost_usd: float) -> None:
-        self.progress.update(self.task, advance=1, cost=cost_usd)
+        self.progress.advance(cost_usd)
+
+    def round_started(self, round_no: int) -> None:
+        self.progress.round(round_no)
+
+    def accepted(self, row: dict, before: dict) -> None:
+        self.progress.line(move_line(row, before), style="green")
 
     def note(self, text: str) -> None:
-        self.progress.console.print(f"[yellow]{text}[/]")
+        self.progress.line(text, style="yellow")
 
 
 def search(
@@ -111,9 +116,8 @@ def search(
     Writes runs/<name>/ (config, checkpoint, harnesses, ledger, rollouts, optuna.log, selected.yaml,
     summary.json) and MLflow runs under mlruns/. Held-out and independent splits are never used.
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from harnessx.agent.sampling import copies_warning
+    from harnessx.formatting.progress import ProgressConfig, RunProgress
     from harnessx.search import Search
     from harnessx.search.breaker import ModelOutage
     from harnessx.search.budget import search_plan
@@ -137,8 +141,7 @@ def search(
         execution=ExecutionConfig(executor=executor, concurrency=concurrency, workers=workers, ray_address=ray_address),
         tracking=TrackingConfig(runs_dir=str(runs_dir), storage=storage, tracking_uri=None if no_mlflow else tracking_uri,
                                 mlflow_traces=mlflow_traces))
-    progress = Progress(TextColumn("[bold]search[/]"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("rollouts  ${task.fields[cost]:.4f}"), TimeElapsedColumn(), console=console)
+    progress = RunProgress(ProgressConfig("search"), console)
     runner = Search(config, reporter=ProgressReporter(progress),
                     certify=CertifyConfig.from_options(certify_split, certify_epochs))
     sim = runner.model.simulated
@@ -179,27 +182,20 @@ def resume_command() -> str:
 
 
 def print_summary(summary: dict, run_dir: Path) -> None:
-    from rich.table import Table
-
     from harnessx.report.cells import objective_cell
     from harnessx.search.certify import claim_line
     from harnessx.search.objectives import get_objective
 
     r0, chosen = summary["r0"]["scorecard"], summary["selected"]["scorecard"]
-    table = Table(title=f"{summary['search']}: R0 vs selected (round {summary['selected']['round']}), "
-                        f"search split (selection data, not a claim), {summary['model']}" + (" (simulated)" if summary["simulated"] else ""))
-    table.add_column("metric")
-    table.add_column("R0", justify="right")
-    table.add_column("selected", justify="right")
-    for key, label in summary_rows(r0).items():
-        table.add_row(label, _cell(r0.get(key)), _cell(chosen.get(key)))
-    for key, label in benchmark_rows(r0, chosen):  # a benchmark objective's own values
-        table.add_row(label, key(r0), key(chosen))
-    value_key = get_objective(summary["objective"]).value_key  # another benchmark objective's own mean
+    title = (f"{summary['search']}: R0 vs selected (round {summary['selected']['round']}), search split (selection "
+             f"data, not a claim), {summary['model']}" + (" (simulated)" if summary["simulated"] else ""))
+    rows = [[label, _cell(r0.get(key)), _cell(chosen.get(key))] for key, label in summary_rows(r0).items()]
+    rows += [[label, key(r0), key(chosen)] for key, label in benchmark_rows(r0, chosen)]  # e.g. KAPRO's KAS
+    value_key = get_objective(summary["objective"]).value_key  # another benchmark objective's own mean (e.g. cf)
     if value_key and value_key in r0.get("values", {}) and not benchmark_rows(r0, chosen):
-        table.add_row(f"{summary['objective']} (objective, mean)", _mean_cell(r0["values"][value_key]),
-                      _mean_cell(chosen.get("values", {}).get(value_key)))
-    console.print(table)
+        rows.append([f"{summary['objective']} (objective, mean)", _mean_cell(r0["values"][value_key]),
+                     _mean_cell(chosen.get("values", {}).get(value_key))])
+    console.print(Table(title, ["metric", "R0", "selected"], rows, justify=["left", "right", "right"]).rich())
     mark = lambda e: "*" if e["accepted"] and e["round"] else "~" if e.get("unconfirmed") else ""  # noqa: E731
     curve = ", ".join(f"R{e['round']}{mark(e)}={objective_cell(e['objective'])}"
                       for e in summary["curve"] if e["objective"]["value"] is not None)

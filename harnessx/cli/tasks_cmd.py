@@ -7,11 +7,11 @@ from collections import Counter
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from harnessx.cli.common import (DataOpt, EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors,
                                  open_suite)
 from harnessx.errors import InputError
+from harnessx.formatting.table import Table
 from harnessx.io_write import write_atomic
 
 tasks_app = typer.Typer(no_args_is_help=True, help="List, show and build task suites.")
@@ -29,13 +29,11 @@ def list_tasks(env: str = EnvOpt, split: str = typer.Option(None, help="search, 
         if split not in SPLITS:
             raise InputError("--split", f"unknown split {split!r}", f"one of {', '.join(SPLITS)}")
     tasks = open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, data=data).tasks(split)
-    table = Table("id", "split", "kind", "source")
-    for task in tasks[: limit or None]:
-        if task.metadata.get("load_error"):
-            table.add_row(task.id, "-", "[red]INVALID[/]", escape(str(task.metadata["load_error"])))
-        else:
-            table.add_row(task.id, task.split, task.family or "feasible", task.source_id)
-    console.print(table)
+    rows = [[escape(task.id), "-", "[red]INVALID[/]", escape(str(task.metadata["load_error"]))]
+            if task.metadata.get("load_error") else
+            [escape(task.id), task.split, task.family or "feasible", escape(task.source_id)]
+            for task in tasks[: limit or None]]
+    console.print(Table("", ["id", "split", "kind", "source"], rows).rich())  # ids whole, whatever the width
     invalid = [t for t in tasks if t.metadata.get("load_error")]
     tasks = [t for t in tasks if not t.metadata.get("load_error")]
     for task in invalid:

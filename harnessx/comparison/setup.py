@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.console import Console
 
 from harnessx.agent.runner import RolloutCache, Runner
 from harnessx.agent.sampling import SamplingDefaults
@@ -19,6 +19,7 @@ from harnessx.comparison.runs import Contender, run_setting
 from harnessx.envs.base import Suite
 from harnessx.envs.registry import DEFAULT_ENV
 from harnessx.errors import InputError
+from harnessx.formatting.progress import ProgressConfig, RunProgress
 from harnessx.models.client import DEFAULT_MODEL, ModelClient
 from harnessx.io_write import check_out_dir
 from harnessx.models.preflight import preflight
@@ -131,9 +132,16 @@ def make_judge(judge_model: str | None, out: Path) -> Judge | None:
 
 
 @contextmanager
-def progress_bar(total: int, label: str) -> Iterator[Callable]:
-    """A rich progress bar over `total` rollouts; yields the callback the runner calls per rollout."""
-    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, transient=True) as bar:
-        task = bar.add_task(label, total=total)
-        yield lambda _result: bar.advance(task)
+def progress_bar(total: int | None, label: str, console: Console | None = None) -> Iterator[Callable]:
+    """The command's progress display over `total` rollouts (None: not known up front); yields the
+    callback the runner calls per rollout, which adds the rollout's cost to the cost so far."""
+    with RunProgress(ProgressConfig(label, transient=True), console or Console()) as progress:
+        if total is not None:
+            progress.plan(total)
+        spent = [0.0]
+
+        def seen(result) -> None:
+            spent[0] += result.usage.cost_usd
+            progress.advance(spent[0])
+
+        yield seen

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harnessx.agent.runner import RolloutCache, Runner
+from harnessx.agent.runner import ProgressFn, RolloutCache, Runner
 from harnessx.envs.base import Suite
 from harnessx.errors import InputError
 from harnessx.benchmarks.evaluate import evaluate
@@ -68,9 +68,10 @@ def suite_tasks(suite: Suite, splits: tuple[str, ...]) -> list[Task]:
 
 
 async def run_system(suite: Suite, tasks: list[Task], harness: Harness, model: ModelClient, cache: Path,
-                     config: EvalConfig, planner: ModelClient | None = None) -> SystemRun:
+                     config: EvalConfig, planner: ModelClient | None = None,
+                     progress: ProgressFn | None = None) -> SystemRun:
     runner = Runner(suite, model, RolloutCache(cache), concurrency=config.concurrency, planner_model=planner)
-    ev = await evaluate(runner, harness, tasks, list(range(config.seed, config.seed + config.epochs)))
+    ev = await evaluate(runner, harness, tasks, list(range(config.seed, config.seed + config.epochs)), progress=progress)
     by_id = {t.id: t for t in tasks}
     name = f"{planner.model} -> {model.model}" if planner else model.model
     run = SystemRun(name, model.simulated or bool(planner and planner.simulated))
@@ -85,9 +86,10 @@ async def run_system(suite: Suite, tasks: list[Task], harness: Harness, model: M
     return run
 
 
-async def run_eval(suites: list, config: EvalConfig) -> dict:
+async def run_eval(suites: list, config: EvalConfig, progress: ProgressFn | None = None) -> dict:
     """Every system on every suite (one dataset each, its own turn cap), outcomes pooled per
-    dataset, so "Avg" is the unweighted mean over the suites' datasets."""
+    dataset, so "Avg" is the unweighted mean over the suites' datasets; `progress` is called after
+    each rollout."""
     clients = {m: ModelClient(m, api_base=config.api_base, reasoning_effort=config.reasoning_effort) for m in {*config.systems, *(x for p in config.pairs for x in p)}}
     await preflight_all(list(clients.values()))  # a model that cannot answer stops here, before any rollout
     singles: dict[str, SystemRun] = {}
@@ -105,13 +107,13 @@ async def run_eval(suites: list, config: EvalConfig) -> dict:
         single = config.harness.with_switches(max_steps=cap) if config.harness else stop_harness(cap)
         cache = Path(config.out) / "rollouts"
         for name in dict.fromkeys([*config.systems, *(e for _, e in config.pairs)]):
-            run = await run_system(suite, tasks, single, clients[name], cache, config)
+            run = await run_system(suite, tasks, single, clients[name], cache, config, progress=progress)
             total, exclusions = total + len(run.outcomes), exclusions + run.exclusions
             _merge(singles, run)
         infeasible = [t for t in tasks if not t.feasible]
         for planner, executor in config.pairs:
             run = await run_system(suite, infeasible, planner_executor_harness(), clients[executor], cache, config,
-                                   planner=clients[planner])
+                                   planner=clients[planner], progress=progress)
             total, exclusions = total + len(run.outcomes), exclusions + run.exclusions
             _merge_pair(pairs, run, planner, executor)
     require_scored("feasigen eval", total, exclusions)

@@ -1,11 +1,11 @@
-"""A table of formatted cells, printable with rich and writable as Markdown; and the line that names
-the model a table's numbers come from."""
+"""A table of formatted cells, printable with rich (fitted to the console's width) and writable as
+Markdown; and the line that names the model a table's numbers come from."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rich.table import Table as RichTable
+from harnessx.formatting.fit import FittedTable
 
 
 @dataclass(frozen=True)
@@ -14,13 +14,11 @@ class Table:
     headers: list[str]
     rows: list[list[str]]
     notes: list[str] = field(default_factory=list)
+    justify: list[str] = field(default_factory=list)  # per column: left (default), right or center
 
-    def rich(self) -> RichTable:
-        table = RichTable(*self.headers, title=self.title, caption="\n".join(self.notes) or None,
-                          title_justify="left", caption_justify="left")
-        for row in self.rows:
-            table.add_row(*row)
-        return table
+    def rich(self) -> FittedTable:
+        """For the console: a rich table when it fits the width it is printed at, else stacked blocks."""
+        return FittedTable(self.title, self.headers, self.rows, self.notes, self.justify)
 
     def markdown(self) -> str:
         esc = lambda cell: cell.replace("|", "\\|")  # noqa: E731

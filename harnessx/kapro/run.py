@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from harnessx.agent.runner import RolloutCache, Runner
+from harnessx.agent.runner import ProgressFn, RolloutCache, Runner
 from harnessx.errors import InputError
 from harnessx.benchmarks.evaluate import Evaluation, evaluate, require_evaluated
 from harnessx.harness.model import Harness
@@ -64,7 +64,8 @@ async def _rejudge(scores: list[TaskScore], ev: Evaluation, runner: Runner, judg
     return out
 
 
-async def _one(cfg: KaproRunConfig, distractors: int, runner_cache: Path) -> tuple[dict, dict]:
+async def _one(cfg: KaproRunConfig, distractors: int, runner_cache: Path,
+               progress: ProgressFn | None = None) -> tuple[dict, dict]:
     suite = KaproSuite(kaware_dir=cfg.kaware_dir, distractors=distractors)
     tasks = suite.tasks(cfg.split)
     if not tasks:
@@ -74,7 +75,7 @@ async def _one(cfg: KaproRunConfig, distractors: int, runner_cache: Path) -> tup
                          "a split that has tasks (a subspace with one item puts it in search)")
     runner = Runner(suite, ModelClient(cfg.model, api_base=cfg.api_base, reasoning_effort=cfg.reasoning_effort), RolloutCache(runner_cache),
                     concurrency=cfg.concurrency)
-    ev = await evaluate(runner, cfg.harness, tasks, list(range(cfg.epochs)))
+    ev = await evaluate(runner, cfg.harness, tasks, list(range(cfg.epochs)), progress=progress)
     require_evaluated("kapro eval", [ev])
     scores = list(ev.scores)
     if cfg.judge_model:
@@ -102,8 +103,9 @@ def quadrant_deltas(base: dict, noisy: dict) -> dict:
 MAX_ROUNDS = 10  # the paper's acting cap (digest §2.3, [repo])
 
 
-def run_kapro_eval(cfg: KaproRunConfig) -> dict:
-    """The acting run is capped at 10 rounds: a harness with a larger step limit runs with 10."""
+def run_kapro_eval(cfg: KaproRunConfig, progress: ProgressFn | None = None) -> dict:
+    """The acting run is capped at 10 rounds: a harness with a larger step limit runs with 10.
+    `progress` is called after each rollout (the CLI's progress display)."""
     given = cfg.harness
     if given.switches.max_steps > MAX_ROUNDS:
         cfg = replace(cfg, harness=given.with_switches(max_steps=MAX_ROUNDS))
@@ -111,13 +113,13 @@ def run_kapro_eval(cfg: KaproRunConfig) -> dict:
     asyncio.run(preflight_all([ModelClient(cfg.model, api_base=cfg.api_base, reasoning_effort=cfg.reasoning_effort)]
                               + ([ModelClient(cfg.judge_model)] if cfg.judge_model else [])))
     cache = cfg.out / "rollouts"
-    metrics, info = asyncio.run(_one(cfg, 0, cache))
+    metrics, info = asyncio.run(_one(cfg, 0, cache, progress))
     data = {"kind": "kapro-eval", "harness": {"name": cfg.harness.name, "hash": cfg.harness.hash,
                                               "given_hash": given.hash, "max_rounds": cfg.harness.switches.max_steps},
             "split": cfg.split, "epochs": cfg.epochs, "judge": f"llm:{cfg.judge_model}" if cfg.judge_model
             else "deterministic answer match", **info, "metrics": metrics}
     if cfg.distractors:
-        noisy, noisy_info = asyncio.run(_one(cfg, cfg.distractors, cache))
+        noisy, noisy_info = asyncio.run(_one(cfg, cfg.distractors, cache, progress))
         data["distractor_run"] = {**noisy_info, "metrics": noisy}
         data["distractor_deltas"] = quadrant_deltas(metrics, noisy)
     return data

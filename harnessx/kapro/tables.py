@@ -5,6 +5,7 @@ distractor deltas. Every cell carries its 95% bootstrap CI and valid n (trials).
 from __future__ import annotations
 
 from harnessx.kapro.metrics import QUADRANT_LABELS, QUADRANTS, SUBSPACES
+from harnessx.formatting.cells import counts_text
 from harnessx.formatting.table import Table
 
 BOOT = "95% percentile bootstrap CI over tasks (a task's seeds together); n = valid trials (task × seed: knowing parsed, acting ran)"
@@ -37,7 +38,7 @@ def table3(m: dict, title: str) -> Table:
              _excl(b)] for s, b in ((s, m["per_subspace"][s]) for s in _subs(m))]
     avg = m["avg"]
     rows.append(["Avg (valid-weighted)", pct(avg["pass"]), pct(avg["acc_know"]), pct(avg["acc_act"]), pct(avg["kas"]),
-                 "", "weights " + ", ".join(f"{k} {v}" for k, v in avg["kas"]["weights"].items())])
+                 "", "weights " + counts_text(avg["kas"]["weights"])])
     a = m["all"]
     rows.append(["all tasks pooled", pct(a["pass"]), pct(a["acc_know"]), pct(a["acc_act"]), pct(a["kas"]),
                  pct(a["kas_task"]), _excl(a)])
@@ -48,7 +49,7 @@ def table3(m: dict, title: str) -> Table:
 
 
 def _excl(block: dict) -> str:
-    return ", ".join(f"{k} {v}" for k, v in block["excluded"].items()) or "none"
+    return counts_text(block["excluded"])
 
 
 def table4(m: dict, title: str) -> Table:

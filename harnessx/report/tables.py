@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from harnessx.benchmarks.registry import compare_tables as benchmark_compare_tables
 from harnessx.comparison.metrics import FAMILY_METRICS, METRICS, ROWS
-from harnessx.formatting.cells import (contrast, diff_cell, mean_sd_cell, metric_cell, paired_title,  # noqa: F401
+from harnessx.formatting.cells import (contrast, counts_text, diff_cell, mean_sd_cell, metric_cell, paired_title,  # noqa: F401
                                        rate_cell, unpaired_diff_cell)
 from harnessx.formatting.table import Table, model_line  # noqa: F401
 from harnessx.probes.transitions import LABELS as TRANSITION_LABELS
@@ -110,7 +110,7 @@ def challenge_tables(data: dict) -> list[Table]:
     rows = []
     for label, h in data["harnesses"].items():
         s = h["summary"]
-        excluded = ", ".join(f"{k} {v}" for k, v in h["excluded"].items()) or "none"
+        excluded = counts_text(h["excluded"])
         pooled = h.get("pooled", {})
         rows.append([label, *(mean_sd_cell(s[t]) + (f"; pooled {rate_cell(pooled[t])}" if t in pooled else "")
                               for t in TRANSITION_LABELS),

@@ -26,6 +26,7 @@ from harnessx.scoring import Judge
 from harnessx.search.acceptance import SETTLE_STAGE, AcceptanceRule, Verdict
 from harnessx.stored import seal
 from harnessx.models.preflight import preflight
+from harnessx.search.announce import announce, tell
 from harnessx.search.arena import Arena, BudgetExhausted, check_budget_buys_r0
 from harnessx.search.breaker import CircuitBreaker, ModelOutage
 from harnessx.search.certify import CertifyConfig, claim_line, claim_metrics, search_claim
@@ -48,7 +49,8 @@ TRAJECTORIES_PER_CANDIDATE = 3
 
 
 class Reporter(Protocol):
-    """What the loop tells its caller (the CLI draws a progress bar from it)."""
+    """What the loop tells its caller (the CLI draws a progress bar from it); optionally also
+    `round_started(round_no)` and `accepted(row, before)` (`harnessx.search.announce`)."""
 
     def plan(self, total: int, done: int) -> None: ...
 
@@ -197,6 +199,7 @@ class Search:
         self._replan(arena, state["round"])
 
         if state["round"] < 0:
+            tell(self.reporter, "round_started", 0)
             r0 = self.space.initial()
             r0.save(self.dir / "r0.yaml")
             evaluation = await arena.evaluate(r0)
@@ -215,6 +218,7 @@ class Search:
         inc_eval = await self.acceptance.incumbent_evaluation(incumbent, arena)
 
         for round_no in range(state["round"] + 1, self.config.budget.rounds + 1):
+            tell(self.reporter, "round_started", round_no)
             ctx = RoundContext(round_no, self.objective, self.space, incumbent, inc_eval, tuple(history),
                                runner.trajectory, self.config.run.seed, arena)
             try:  # a proposer that evaluates (gepa) meets the same hard caps as the acceptance rule
@@ -235,6 +239,7 @@ class Search:
             self._log(rows, [(p.harness, incumbent, v.evaluation) for p, v in zip(proposals, verdicts)],
                       optuna_ledger, tracker)
             history.extend(rows)
+            announce(self.reporter, self.objective, rows, inc_eval)
             winner = next((p.harness for p, v in zip(proposals, verdicts) if v.accepted or v.provisional), None)
             committed = any(v.accepted for v in verdicts)
             if winner is not None:
@@ -289,6 +294,7 @@ class Search:
         row = self._row(round_no, slot, proposal, confirmed, out.verdict)
         self._log([row], [(out.challenger, confirmed, out.verdict.evaluation)], optuna_ledger, tracker)
         history.append(row)
+        announce(self.reporter, self.objective, [row], None)  # Δ: the paired difference to the confirmed
         return out.incumbent, (out.challenger if out.verdict.accepted else confirmed), out.verdict.accepted
 
     # --- pieces --------------------------------------------------------------------------------

@@ -24,13 +24,14 @@ from optuna.trial import TrialState
 from harnessx import failpoints
 from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness, diff
+from harnessx.logs import library_level
 from harnessx.search.mlflow_traces import RolloutBatch, TraceContext, log_traces
 from harnessx.search.space import SearchSpace, contains
 from harnessx.search.uris import DEFAULT_MLFLOW_URI  # noqa: F401 - re-exported: callers import it from here
 
-optuna.logging.set_verbosity(optuna.logging.WARNING)
+optuna.logging.set_verbosity(library_level())  # warning, unless HARNESSX_LOG / --verbose asks for more
 warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
-logging.getLogger("mlflow").setLevel(logging.WARNING)
+logging.getLogger("mlflow").setLevel(library_level())
 
 
 def open_study(storage: str | None, journal: Path, name: str, objective: str) -> optuna.Study:

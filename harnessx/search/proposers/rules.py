@@ -18,10 +18,11 @@ from collections.abc import Iterator
 import optuna
 
 from harnessx.harness import Harness
+from harnessx.logs import library_level
 from harnessx.search.proposers.base import Proposal, Proposer, RoundContext
 from harnessx.search.space import SwitchGroup, contains, stable_seed
 
-optuna.logging.set_verbosity(optuna.logging.WARNING)
+optuna.logging.set_verbosity(library_level())
 SHARE_OF_TOP = 0.25  # failure modes at least this share of the dominant one get proposals too
 SAMPLER_TRIES = 8
 
