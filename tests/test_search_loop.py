@@ -21,6 +21,7 @@ from harnessx.models.client import ModelClient
 from harnessx.models.providers import register_script
 from harnessx.search import Search, SearchConfig
 from harnessx.search.export import export
+from harnessx.search.reporter import Reporter
 from harnessx.search.objectives import get_objective
 from harnessx.sim import respond
 
@@ -105,7 +106,7 @@ def test_refusals_leave_the_run_untouched(finished):
     assert (result.run_dir / "config.json").read_text() == before
 
 
-class Killer:
+class Killer(Reporter):
     """A reporter that interrupts the search after `after` fresh rollouts."""
 
     def __init__(self, after: int):

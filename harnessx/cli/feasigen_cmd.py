@@ -15,7 +15,6 @@ from harnessx.cli.aliases import aliased
 from harnessx.cli.common import (ApiBaseOpt, ReasoningEffortOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModeOpt, console,
                                  friendly_errors, open_suite, suite_kwargs)
 from harnessx.cli.numbers import PROBABILITY_OPEN
-from harnessx.formatting.cells import counts_text
 from harnessx.errors import InputError
 from harnessx.io_read import read_csv, read_json
 from harnessx.io_write import check_out_dir, write_atomic
@@ -61,6 +60,8 @@ def build_cmd(env: str = typer.Option("retail", "--env", help="Source environmen
     reasons = Counter(v.split(":")[0] for v in manifest["rejected"].values())
     checked = sum(1 for r in manifest["records"].values() if "check" in r)
     passed = sum(1 for r in manifest["records"].values() if r.get("check", {}).get("passed"))
+    from harnessx.formatting.cells import counts_text
+
     rejected = counts_text(dict(sorted(reasons.items())))
     console.print(f"originals {manifest['n_original']} → infeasible {manifest['n_infeasible']} "
                   f"(rejected: {rejected}); mechanical check passed {passed}/{checked}; "

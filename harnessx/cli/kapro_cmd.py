@@ -8,7 +8,6 @@ import typer
 
 from harnessx.cli.common import ApiBaseOpt, ReasoningEffortOpt, console, friendly_errors
 from harnessx.comparison.runs import resolve_contenders
-from harnessx.comparison.setup import progress_bar
 from harnessx.io_write import check_out_dir
 from harnessx.models.defaults import DEFAULT_MODEL
 
@@ -33,6 +32,7 @@ def eval_cmd(harness: str = typer.Option("kapro", "--harness", help="Harness fil
              concurrency: int = typer.Option(8, "--concurrency", min=1),
              out: Path = typer.Option(Path("runs/kapro-eval"), "--out", help="Output dir.")) -> None:
     """Knowing probe + acting run per task; every KAPRO metric with valid n and a bootstrap CI."""
+    from harnessx.comparison.setup import progress_bar
     from harnessx.kapro.report import write_report
     from harnessx.kapro.run import KaproRunConfig, run_kapro_eval
     from harnessx.kapro.tables import kapro_tables

@@ -20,8 +20,7 @@ from harnessx.cli.scale_opts import (ExecutorOpt, LocalRolloutsOpt, RayActorsOpt
 from harnessx.errors import InputError
 from harnessx.models.defaults import DEFAULT_MODEL
 from harnessx.search.config import DEFAULT_TRACES, BudgetConfig, ExecutionConfig, RunConfig, SearchConfig, TrackingConfig
-from harnessx.formatting.cells import move_line
-from harnessx.formatting.table import Table
+from harnessx.search.reporter import Reporter
 from harnessx.search.uris import DEFAULT_MLFLOW_URI
 
 # What the help names without importing the search (its proposers, objectives and rules load with
@@ -37,7 +36,7 @@ TABLE_ROWS = {"strict_sa": "strict SA (blocked)", "solve": "solve (feasible)",
               "joint_clean": "joint, clean (no false abstention)", "pairs": "pairs right both ways"}
 
 
-class ProgressReporter:
+class ProgressReporter(Reporter):
     """The search's progress display: rounds, planned rollouts, ETA, cost, and a line per accepted move."""
 
     def __init__(self, progress: RunProgress):
@@ -53,6 +52,8 @@ class ProgressReporter:
         self.progress.round(round_no)
 
     def accepted(self, row: dict, before: dict) -> None:
+        from harnessx.formatting.cells import move_line
+
         self.progress.line(move_line(row, before), style="green")
 
     def note(self, text: str) -> None:
@@ -182,6 +183,7 @@ def resume_command() -> str:
 
 
 def print_summary(summary: dict, run_dir: Path) -> None:
+    from harnessx.formatting.table import Table
     from harnessx.report.cells import objective_cell
     from harnessx.search.certify import claim_line
     from harnessx.search.objectives import get_objective
@@ -190,8 +192,8 @@ def print_summary(summary: dict, run_dir: Path) -> None:
     title = (f"{summary['search']}: R0 vs selected (round {summary['selected']['round']}), search split (selection "
              f"data, not a claim), {summary['model']}" + (" (simulated)" if summary["simulated"] else ""))
     rows = [[label, _cell(r0.get(key)), _cell(chosen.get(key))] for key, label in summary_rows(r0).items()]
-    rows += [[label, key(r0), key(chosen)] for key, label in benchmark_rows(r0, chosen)]  # e.g. KAPRO's KAS
-    value_key = get_objective(summary["objective"]).value_key  # another benchmark objective's own mean (e.g. cf)
+    rows += [[label, key(r0), key(chosen)] for key, label in benchmark_rows(r0, chosen)]  # a benchmark's own rows
+    value_key = get_objective(summary["objective"]).value_key  # another benchmark objective's own mean
     if value_key and value_key in r0.get("values", {}) and not benchmark_rows(r0, chosen):
         rows.append([f"{summary['objective']} (objective, mean)", _mean_cell(r0["values"][value_key]),
                      _mean_cell(chosen.get("values", {}).get(value_key))])

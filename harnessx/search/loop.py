@@ -11,9 +11,8 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from harnessx.agent.result import RolloutResult
 from harnessx.agent.runner import RolloutCache, Runner
 from harnessx.agent.shared_cache import shared_cache
 from harnessx.envs.base import Suite
@@ -26,7 +25,7 @@ from harnessx.scoring import Judge
 from harnessx.search.acceptance import SETTLE_STAGE, AcceptanceRule, Verdict
 from harnessx.stored import seal
 from harnessx.models.preflight import preflight
-from harnessx.search.announce import announce, tell
+from harnessx.search.reporter import Reporter, SilentReporter, announce  # noqa: F401 - Reporter re-exported
 from harnessx.search.arena import Arena, BudgetExhausted, check_budget_buys_r0
 from harnessx.search.breaker import CircuitBreaker, ModelOutage
 from harnessx.search.certify import CertifyConfig, claim_line, claim_metrics, search_claim
@@ -46,28 +45,6 @@ from harnessx.tasks import suite_hash
 
 CHECKPOINT_VERSION = 1
 TRAJECTORIES_PER_CANDIDATE = 3
-
-
-class Reporter(Protocol):
-    """What the loop tells its caller (the CLI draws a progress bar from it); optionally also
-    `round_started(round_no)` and `accepted(row, before)` (`harnessx.search.announce`)."""
-
-    def plan(self, total: int, done: int) -> None: ...
-
-    def rollout(self, result: RolloutResult, cost_usd: float) -> None: ...
-
-    def note(self, text: str) -> None: ...
-
-
-class SilentReporter:
-    def plan(self, total: int, done: int) -> None:
-        pass
-
-    def rollout(self, result: RolloutResult, cost_usd: float) -> None:
-        pass
-
-    def note(self, text: str) -> None:
-        pass
 
 
 @dataclass
@@ -111,7 +88,7 @@ class Search:
         self.acceptance = make_acceptance(acceptance) if acceptance is not None else make_acceptance(
             config.run.accept, **({"alpha": config.run.alpha} if config.run.accept in TAKES_ALPHA else {}))
         self.judge = judge
-        self.reporter = reporter or SilentReporter()
+        self.reporter = reporter or Reporter()
         self.dir = RunDir(Path(config.tracking.runs_dir) / config.run_name)
         self.runner: Runner | None = None  # set by run()
         self.tracker: MlflowTracker | None = None  # set by run() when MLflow is on
@@ -199,7 +176,7 @@ class Search:
         self._replan(arena, state["round"])
 
         if state["round"] < 0:
-            tell(self.reporter, "round_started", 0)
+            self.reporter.round_started(0)
             r0 = self.space.initial()
             r0.save(self.dir / "r0.yaml")
             evaluation = await arena.evaluate(r0)
@@ -218,7 +195,7 @@ class Search:
         inc_eval = await self.acceptance.incumbent_evaluation(incumbent, arena)
 
         for round_no in range(state["round"] + 1, self.config.budget.rounds + 1):
-            tell(self.reporter, "round_started", round_no)
+            self.reporter.round_started(round_no)
             ctx = RoundContext(round_no, self.objective, self.space, incumbent, inc_eval, tuple(history),
                                runner.trajectory, self.config.run.seed, arena)
             try:  # a proposer that evaluates (gepa) meets the same hard caps as the acceptance rule
