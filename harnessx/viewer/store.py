@@ -13,8 +13,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from harnessx.comparison.compare_trials import trial_files
 from harnessx.harness import Harness
 from harnessx.stored import SEAL, digest
+from harnessx.viewer.filecache import cached_read
 from harnessx.trajectory import TamperError, Trajectory
 
 KEY = re.compile(r"^[0-9a-f]{8,64}$")  # rollout keys and harness hashes are lowercase hex
@@ -113,20 +115,44 @@ class Run:
         file = self.path / "scores" / f"{harness_hash}.jsonl"
         if not KEY.match(harness_hash) or not file.is_file():
             return []
-        return [json.loads(line) for line in file.read_text(encoding="utf-8").splitlines() if line.strip()]
+        return cached_read(file, _rows)
+
+    def trial_files(self) -> list[Path]:
+        """Every file of scored trials: the search's per-candidate scores, then the compares' and evals'
+        per-trial rows (in the run folder, or in the compare a search run holds)."""
+        folder = self.path / "scores"
+        found = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+        return found + trial_files(self.path) + trial_files(self.path / "compare")
 
     def score_of(self, key: str) -> dict[str, Any] | None:
-        """The scored trial of rollout `key` (any candidate that ran it)."""
-        for folder in (self.path / "scores",):
-            if not folder.is_dir():
-                return None
-            for file in sorted(folder.glob("*.jsonl")):
-                for line in file.read_text(encoding="utf-8").splitlines():
-                    if f'"{key}"' in line:
-                        row = json.loads(line)
-                        if row.get("key") == key:
-                            return row
+        """The scored trial of rollout `key` (the first candidate or contender that ran it), with
+        `candidate` set to the harness hash (a search's) and `trials_at` to the compare it is from."""
+        for file in self.trial_files():
+            row = cached_read(file, _by_key).get(key)
+            if row is not None:
+                at = "" if file.parent.name == "scores" else file.parent.relative_to(self.path).as_posix()
+                return {**row, "candidate": row.get("hash") or file.stem, "trials_at": at}
         return None
+
+    def parent_trial(self, score: dict[str, Any]) -> dict[str, Any] | None:
+        """The parent candidate's trial of the same task and seed (a search's candidate), if it ran it."""
+        if score.get("trials_at") or not KEY.match(str(score.get("candidate", ""))):
+            return None
+        parent = next((r.get("parent") for r in self.ledger if r.get("hash") == score["candidate"] and r.get("parent")), None)
+        if not parent:
+            return None
+        return next(({**row, "candidate": parent} for row in self.scores(parent)
+                     if row.get("task_id") == score.get("task_id") and row.get("seed") == score.get("seed")), None)
+
+    def sub(self, at: str) -> Path:
+        """A folder inside the run (`compare`), by a plain name only."""
+        if not NAME.match(at) or at.startswith(".") or not (self.path / at).is_dir():
+            raise NotFound(f"{at!r} is not a folder of {self.name}")
+        return self.path / at
+
+    def heldout_trials(self) -> bool:
+        """Whether a compare inside this search run wrote per-trial rows (its held-out flips)."""
+        return bool(trial_files(self.path / "compare"))
 
     def result(self, key: str) -> dict[str, Any] | None:
         file = self._rollout(key).with_suffix(".json")
@@ -164,15 +190,53 @@ class Run:
         return len(self._output_files())
 
     def outputs(self) -> list[dict[str, Any]]:
-        """Compare, eval, probe and report outputs inside the run: Markdown tables and PNG figures."""
+        """Compare, eval, probe and report outputs inside the run: the HTML page each wrote next to its
+        Markdown (shown rendered, figures included), else the Markdown text and the PNG figures."""
         found = []
         for md in self._output_files():
-            rel = md.relative_to(self.path)
+            rel, page = md.relative_to(self.path), md.with_suffix(".html")
+            if page.is_file():
+                found.append({"name": str(rel), "html": page.relative_to(self.path).as_posix(), "figures": []})
+                continue
             figures = sorted(str(p.relative_to(self.path)) for p in md.parent.rglob("*.png"))
             found.append({"name": str(rel), "text": md.read_text(encoding="utf-8"), "figures": figures})
         return found
 
+    @cached_property
+    def result_json(self) -> dict[str, Any]:
+        """The newest result JSON an eval, compare, probe or benchmark run wrote at the folder's top
+        (the one naming its model), for the runs list; empty for a search."""
+        if self.kind == "search":
+            return {}
+        for file in sorted(self.path.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True):
+            data = self._json(file.name)
+            if isinstance(data, dict) and "model" in data:
+                return {**data, "_file": file.name}
+        return {}
+
+    def _pair(self, data: dict[str, Any]) -> list[str] | None:
+        """The first two contenders' hashes when their per-trial rows were written (a flip page pairs them)."""
+        hashes = [c.get("hash") for c in data.get("contenders") or [] if isinstance(c, dict) and c.get("hash")]
+        return hashes[:2] if len(hashes) >= 2 and trial_files(self.path) else None
+
+    def rollout_count(self) -> int | None:
+        """Rollouts an eval/compare ran (its per-trial rows), else the folder's cached rollouts."""
+        files = trial_files(self.path)
+        if files:
+            return max(0, len(cached_read(files[-1], _rows)) - 1)
+        folder = self.path / "rollouts"
+        if not folder.is_dir():
+            return None
+        return sum(1 for sub in folder.iterdir() if sub.is_dir() for f in sub.iterdir() if f.suffix == ".jsonl")
+
     def overview(self) -> dict[str, Any]:
+        if self.kind != "search":
+            data = self.result_json
+            return {"name": self.name, "kind": self.kind, "status": self.status,
+                    "model": data.get("model", "?"), "simulated": data.get("simulated"),
+                    "env": data.get("env") or data.get("suite") or "?", "objective": "", "rounds": None,
+                    "candidates": len(data.get("contenders") or []) or None, "rollouts": self.rollout_count(),
+                    "cost_usd": data.get("cost_usd"), "pair": self._pair(data)}
         summary, config, cp = self.summary or {}, self.config, self.checkpoint or {}
         simulated = summary.get("simulated", config.get("simulated"))
         return {"name": self.name, "kind": self.kind, "status": self.status,
@@ -185,12 +249,32 @@ class Run:
                 "cost_usd": summary.get("cost_usd", cp.get("cost_usd"))}
 
 
+def _rows(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _by_key(text: str) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for row in _rows(text):
+        if isinstance(row, dict) and row.get("key"):
+            out.setdefault(row["key"], row)
+    return out
+
+
 def _is_json(line: str) -> bool:
     try:
         json.loads(line)
     except ValueError:
         return False
     return True
+
+
+def _kind(path: Path) -> str:
+    """compare / eval / belief / challenge / kapro / cf / feasigen ...: the word its result files start
+    with (`compare-heldout-<digest>.json`, `kapro-eval.json`), else the folder's name."""
+    stems = [p.stem.split("-")[0].split("_")[0] for p in sorted(path.glob("*.json"))]
+    words = [w for w in stems if w and w not in ("results", "config", "summary")]
+    return words[0] if words else path.name.split("-")[0]
 
 
 @dataclass(frozen=True)
@@ -209,7 +293,7 @@ class RunsRoot:
             if (path / "ledger.jsonl").is_file() or (path / "config.json").is_file():
                 kind = "search"
             elif any(path.glob("*.md")) or any(path.glob("*.json")):
-                kind = "compare" if path.name.startswith("compare") else "eval"
+                kind = _kind(path)
             else:
                 continue
             out.append(Run(path, path.name, kind))
