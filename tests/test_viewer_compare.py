@@ -112,6 +112,7 @@ def test_runs_list_names_model_and_rollouts_of_compare_eval_and_benchmark_folder
     assert "<td>3</td>" in cells["kapro-eval"]
     # the standalone compare's page links to its flips, and they open
     cmp_page = text(client, "/runs/cmp")
+    assert cmp_page.count('class="contender"') == 2  # each contender's per-task trials
     link = re.search(r'id="run-flips-link" href="([^"]+)"', cmp_page).group(1).replace("&amp;", "&")
     assert "gained" in text(client, link)
 
@@ -167,3 +168,21 @@ def test_outputs_page_shows_the_html_report_sandboxed(site):
     assert response.status_code == 200 and response.mimetype == "text/html"
     assert "sandbox" in response.headers["Content-Security-Policy"]
     assert "<table>" in response.get_data(as_text=True)
+
+
+def test_heldout_trials_of_each_contender_are_a_table_whose_rollouts_open(site):
+    _, run, client = site
+    compare, report = heldout_report(run)
+    selected = compare.trials(compare.resolve("selected"))
+    page = text(client, "/runs/demo")
+    link = re.search(r'id="heldout-selected" href="([^"]+)"', page).group(1).replace("&amp;", "&")
+    table = text(client, link)
+    assert f"({len(selected)} of {len(selected)} trials)" in table and "heldout split" in table
+    assert f"({len(report.flips)} of {len(selected)} trials)" in text(client, link + "&flipped=any")
+    key = selected[0][1]
+    assert f"/runs/demo/trajectories/{key}" in table
+    rollout = text(client, f"/runs/demo/trajectories/{key}")
+    back = re.search(r'id="contender-link" href="([^"]+)"', rollout).group(1).replace("&amp;", "&")
+    assert "at=compare" in back and f"({len(selected)} of {len(selected)} trials)" in text(client, back)
+    side = re.search(r'id="pair-side" href="([^"]+)"', rollout).group(1).replace("&amp;", "&")
+    assert f"{selected[0][0].task_id} (seed {selected[0][0].seed})" in text(client, side)

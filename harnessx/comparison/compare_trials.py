@@ -52,9 +52,22 @@ def trial_files(folder: Path) -> list[Path]:
     return sorted(folder.glob(f"*{SUFFIX}"), key=lambda p: (p.stat().st_mtime_ns, p.name))
 
 
+def _read(file: Path) -> tuple[dict, list[dict]]:
+    lines = file.read_text(encoding="utf-8").splitlines()
+    try:
+        header, rows = json.loads(lines[0]), [json.loads(line) for line in lines[1:] if line.strip()]
+    except (ValueError, IndexError):
+        raise InputError(str(file), "is not the JSON lines a compare wrote",
+                         "a header line, then one trial per line") from None
+    if not isinstance(header, dict) or not all(isinstance(r, dict) for r in rows):
+        raise InputError(str(file), "holds a line that is not a JSON object", "a header line, then one trial per line")
+    return header, rows
+
+
 class CompareRun:
     """A compare/eval output folder read like a search run: candidates, their trials on one split,
-    and trajectories. `split` defaults to heldout when it was run, else the first split."""
+    and trajectories. `split` defaults to heldout when it was run, else the first split; each split
+    is read from the newest compare that ran it."""
 
     def __init__(self, path: str | Path, split: str | None = None):
         self.path = Path(path)
@@ -62,18 +75,17 @@ class CompareRun:
         if not files:
             raise InputError(str(self.path), f"holds no per-trial rows (*{SUFFIX})",
                              "a search run, or the folder a compare or eval wrote")
-        self.file = files[-1]
-        lines = self.file.read_text(encoding="utf-8").splitlines()
-        try:
-            self.header = json.loads(lines[0])
-            self.rows = [json.loads(line) for line in lines[1:] if line.strip()]
-        except (ValueError, IndexError):
-            raise InputError(str(self.file), "is not the JSON lines a compare wrote",
-                             "a header line, then one trial per line") from None
-        splits = list(dict.fromkeys(str(r.get("split")) for r in self.rows))
-        if split is not None and split not in splits:
-            raise InputError("--split", f"{split!r} was not run in {self.file.name}", f"one of {', '.join(splits)}")
-        self.split = split or ("heldout" if "heldout" in splits else splits[0] if splits else "heldout")
+        found = {}  # split -> the newest file that ran it
+        for file in files:
+            header, rows = _read(file)
+            for name in dict.fromkeys(str(r.get("split")) for r in rows):
+                found[name] = (file, header, rows)
+        if split is not None and split not in found:
+            raise InputError("--split", f"{split!r} was not run by the compares in {self.path}",
+                             f"one of {', '.join(found) or 'none'}")
+        split = split or ("heldout" if "heldout" in found else next(iter(found), None))
+        self.file, self.header, self.rows = found[split] if split else (files[-1], *_read(files[-1]))
+        self.split = split or "heldout"
         self.config = {"objective": self.header.get("objective")}
         self.rollouts = self.path / self.header.get("rollouts", "rollouts")
 

@@ -75,9 +75,9 @@ def create_app(runs_dir: str | Path) -> Flask:
         return render_template("candidate.html", run=r.overview(), row=row, harness=harness,
                                diff=diff(parent, harness) if parent and harness else "",
                                rows=shown[(page - 1) * PAGE: page * PAGE], total=len(rows), shown=len(shown),
-                               page=page, pages=pages, query=query, args=query.args(),
-                               choices=tasktable.choices(rows), gates=GATES, has_parent=bool(parent),
-                               flips_counted=len(flipped))
+                               page=page, pages=pages, query=query, args=query.args(), carry={},
+                               choices=tasktable.choices(rows), gates=GATES, flip_against="the parent",
+                               side_args={"a": row["parent"], "b": row["hash"]} if parent else None)
 
     @app.get("/runs/<name>/trajectories/<key>")
     def trajectory(name: str, key: str) -> str:
@@ -127,6 +127,25 @@ def create_app(runs_dir: str | Path) -> Flask:
         except NotFound as exc:
             abort(404, str(exc))
         return render_template("side.html", run=r.overview(), view=view, carry=carry)
+
+    @app.get("/runs/<name>/contenders/<harness_hash>")
+    def contender(name: str, harness_hash: str) -> str:
+        r = get_run(name)
+        path, carry = pair_source(r)
+        try:
+            view = flipview.contender(path, harness_hash, carry.get("split"))
+        except NotFound as exc:
+            abort(404, str(exc))
+        view["at"] = carry.get("at", "")
+        query = tasktable.Query.from_args(request.args)
+        shown = tasktable.select(view["rows"], query, view["flips"])
+        page, pages = _page(len(shown), PAGE)
+        first = view["first_hash"] != view["hash"]
+        return render_template("contender.html", run=r.overview(), view=view, rows=shown[(page - 1) * PAGE: page * PAGE],
+                               total=len(view["rows"]), shown=len(shown), page=page, pages=pages, query=query,
+                               args={**carry, **query.args()}, carry=carry, choices=tasktable.choices(view["rows"]),
+                               gates=GATES, flip_against=view["first"],
+                               side_args={"a": view["first_hash"], "b": view["hash"], **carry} if first else None)
 
     @app.get("/runs/<name>/outputs")
     def outputs(name: str) -> str:

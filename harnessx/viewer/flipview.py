@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harnessx.comparison.flips import flips as compute_flips
-from harnessx.comparison.compare_trials import open_trials
+from harnessx.comparison.compare_trials import CompareRun, open_trials
 from harnessx.comparison.run_trials import text_diff
 from harnessx.comparison.sidebyside import align
 from harnessx.errors import HarnessXError
@@ -36,6 +36,24 @@ def flips(path: Path, a: str, b: str, objective: str | None = None, split: str |
     data["a"], data["b"], data["split"], data["note"] = first.hash, second.hash, run.split, run.note
     data["harness_diff"] = "\n".join(text_diff(first, second))
     return data
+
+
+def contender(path: Path, harness_hash: str, split: str | None = None) -> dict[str, Any]:
+    """One contender of a compare or eval on one split: its trial rows, and the flips of those trials
+    against the first contender (R0, for a search's compare)."""
+    try:
+        run = open_trials(path, split)
+        if not isinstance(run, CompareRun):
+            raise NotFound(f"{path.name} is a search run: its candidates have their own pages")
+        mine, first = run.resolve(harness_hash), run.resolve(run.header["contenders"][0]["hash"])
+        objective = get_objective(run.config.get("objective") or "joint")
+    except HarnessXError as exc:
+        raise NotFound(str(exc)) from None
+    rows = [r for r in run.rows if r.get("hash") == mine.hash and r.get("split") == run.split]
+    moved = compute_flips(run.trials(first), run.trials(mine), objective) if first.hash != mine.hash else None
+    return {"name": mine.name, "hash": mine.hash, "split": run.split, "rows": rows,
+            "first": first.name, "first_hash": first.hash, "contenders": run.header["contenders"],
+            "flips": {(f.task_id, f.seed): "gained" if f.gained else "lost" for f in moved.flips} if moved else {}}
 
 
 def side_by_side(path: Path, a: str, b: str, task: str, seed: int | None, split: str | None = None) -> dict[str, Any]:

@@ -126,17 +126,23 @@ class Run:
 
     def score_of(self, key: str) -> dict[str, Any] | None:
         """The scored trial of rollout `key` (the first candidate or contender that ran it), with
-        `candidate` set to the harness hash (a search's) and `trials_at` to the compare it is from."""
+        `candidate` set to the harness hash; for a compare's or eval's trial, `trials_at` is the folder
+        it is from ("" for the run itself, None for a search candidate's) and `first_hash` the first
+        contender's hash."""
         for file in self.trial_files():
             row = cached_read(file, _by_key).get(key)
-            if row is not None:
-                at = "" if file.parent.name == "scores" else file.parent.relative_to(self.path).as_posix()
-                return {**row, "candidate": row.get("hash") or file.stem, "trials_at": at}
+            if row is None:
+                continue
+            if file.parent.name == "scores":
+                return {**row, "candidate": file.stem, "trials_at": None}
+            at = file.parent.relative_to(self.path).as_posix()
+            first = ((cached_read(file, _header).get("contenders") or [{}])[0]).get("hash")
+            return {**row, "candidate": row.get("hash"), "trials_at": "" if at == "." else at, "first_hash": first}
         return None
 
     def parent_trial(self, score: dict[str, Any]) -> dict[str, Any] | None:
         """The parent candidate's trial of the same task and seed (a search's candidate), if it ran it."""
-        if score.get("trials_at") or not KEY.match(str(score.get("candidate", ""))):
+        if score.get("trials_at") is not None or not KEY.match(str(score.get("candidate", ""))):
             return None
         parent = next((r.get("parent") for r in self.ledger if r.get("hash") == score["candidate"] and r.get("parent")), None)
         if not parent:
@@ -214,10 +220,12 @@ class Run:
                 return {**data, "_file": file.name}
         return {}
 
-    def _pair(self, data: dict[str, Any]) -> list[str] | None:
-        """The first two contenders' hashes when their per-trial rows were written (a flip page pairs them)."""
-        hashes = [c.get("hash") for c in data.get("contenders") or [] if isinstance(c, dict) and c.get("hash")]
-        return hashes[:2] if len(hashes) >= 2 and trial_files(self.path) else None
+    def _contenders(self, data: dict[str, Any]) -> dict[str, Any]:
+        """The contenders whose per-trial rows were written (each has a page), and the first two's hashes
+        (a flip page pairs them)."""
+        found = [c for c in data.get("contenders") or [] if isinstance(c, dict) and c.get("hash")]
+        found = found if trial_files(self.path) else []
+        return {"contenders": found, "pair": [c["hash"] for c in found[:2]] if len(found) >= 2 else None}
 
     def rollout_count(self) -> int | None:
         """Rollouts an eval/compare ran (its per-trial rows), else the folder's cached rollouts."""
@@ -236,7 +244,7 @@ class Run:
                     "model": data.get("model", "?"), "simulated": data.get("simulated"),
                     "env": data.get("env") or data.get("suite") or "?", "objective": "", "rounds": None,
                     "candidates": len(data.get("contenders") or []) or None, "rollouts": self.rollout_count(),
-                    "cost_usd": data.get("cost_usd"), "pair": self._pair(data)}
+                    "cost_usd": data.get("cost_usd"), **self._contenders(data)}
         summary, config, cp = self.summary or {}, self.config, self.checkpoint or {}
         simulated = summary.get("simulated", config.get("simulated"))
         return {"name": self.name, "kind": self.kind, "status": self.status,
@@ -251,6 +259,11 @@ class Run:
 
 def _rows(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _header(text: str) -> dict[str, Any]:
+    first = json.loads(text.split("\n", 1)[0] or "{}")
+    return first if isinstance(first, dict) else {}
 
 
 def _by_key(text: str) -> dict[str, dict[str, Any]]:
