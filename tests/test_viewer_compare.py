@@ -186,3 +186,20 @@ def test_heldout_trials_of_each_contender_are_a_table_whose_rollouts_open(site):
     assert "at=compare" in back and f"({len(selected)} of {len(selected)} trials)" in text(client, back)
     side = re.search(r'id="pair-side" href="([^"]+)"', rollout).group(1).replace("&amp;", "&")
     assert f"{selected[0][0].task_id} (seed {selected[0][0].seed})" in text(client, side)
+
+
+def test_a_corrupt_trials_file_is_named_and_the_runs_list_still_opens(tmp_path):
+    bad = tmp_path / "runs" / "bad"
+    (bad / "rollouts" / "ab").mkdir(parents=True)
+    contenders = [{"label": "a", "role": "file", "hash": "a" * 16}, {"label": "b", "role": "file", "hash": "b" * 16}]
+    (bad / "compare-heldout-0.json").write_text(json.dumps({"model": "sim/baseline", "simulated": True,
+                                                             "contenders": contenders}))
+    (bad / "compare-heldout-0.trials.jsonl").write_text(json.dumps({"contenders": contenders}) + "\nnot json\n")
+    key = "ab" * 12
+    (bad / "rollouts" / "ab" / f"{key}.jsonl").write_text("{}\n")
+    client = create_app(tmp_path / "runs").test_client()
+    assert client.get("/").status_code == 200
+    response = client.get(f"/runs/bad/trajectories/{key}")
+    assert response.status_code == 409 and "compare-heldout-0.trials.jsonl" in response.get_data(as_text=True)
+    flipped = client.get(f"/runs/bad/contenders/{'b' * 16}")
+    assert flipped.status_code == 404 and "compare-heldout-0.trials.jsonl" in flipped.get_data(as_text=True)

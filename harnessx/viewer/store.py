@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from harnessx.comparison.compare_trials import trial_files
+from harnessx.errors import InputError
 from harnessx.harness import Harness
 from harnessx.stored import SEAL, digest
 from harnessx.viewer.filecache import cached_read
@@ -231,7 +232,10 @@ class Run:
         """Rollouts an eval/compare ran (its per-trial rows), else the folder's cached rollouts."""
         files = trial_files(self.path)
         if files:
-            return max(0, len(cached_read(files[-1], _rows)) - 1)
+            try:
+                return max(0, len(cached_read(files[-1], _rows)) - 1)
+            except InputError:
+                return None  # the runs list still opens; the run's own pages name the file
         folder = self.path / "rollouts"
         if not folder.is_dir():
             return None
