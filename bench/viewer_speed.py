@@ -4,7 +4,9 @@ Runs (or reuses, with --run) a simulated search of about 3,200 rollouts on retai
 greedy rule (every proposal fully evaluated), adds a genuine 50-turn hash-chained trajectory to it,
 serves the folder with the viewer on loopback and times each page (runs list, tree, candidate, the
 task table filtered and sorted, the flips of selected against R0, a flipped task side by side, the
-long trajectory): the first (cold) request and the median of --repeats more. Aim: each under 0.5 s.
+long trajectory, and from its held-out compare, made here through the CLI unless the run has one:
+the flips and the selected harness's trials): the first (cold) request and the median of --repeats
+more. Aim: each under 0.5 s.
 
     python bench/viewer_speed.py                 # about 3,200 rollouts (R0 + 8 x 3 on 128 tasks)
     python bench/viewer_speed.py --run runs/joint-retail
@@ -17,6 +19,8 @@ import asyncio
 import json
 import logging
 import statistics
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -60,6 +64,14 @@ def long_trajectory(run: Path, turns: int) -> str:
     return LONG_KEY
 
 
+def heldout_compare(run: Path) -> None:
+    """The run's held-out compare (`<run>/compare`), through the CLI as a user runs it, unless it has one."""
+    if list((run / "compare").glob("*.trials.jsonl")):
+        return
+    subprocess.run([sys.executable, "-m", "harnessx.cli.main", "compare", str(run), "--concurrency", "16"],
+                   cwd=run.parent.parent, check=True, stdout=subprocess.DEVNULL)
+
+
 def timed(url: str, repeats: int) -> tuple[float, float, int]:
     def once() -> tuple[float, int]:
         start = time.perf_counter()
@@ -91,6 +103,7 @@ def main() -> None:
     rollouts = len(list((run / "rollouts").rglob("*.json")))
     candidates = len((run / "ledger.jsonl").read_text().splitlines())
     key = long_trajectory(run, args.turns)
+    heldout_compare(run)
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no request log lines between the figures
     server = make_server("127.0.0.1", 0, create_app(run.parent), threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -108,6 +121,8 @@ def main() -> None:
         pages["side by side (a flipped task)"] = f"{base}/side?a=R0&b=selected&task={first.task_id}&seed={first.seed}"
         pages["trajectory (a flipped task)"] = f"{base}/trajectories/{first.second_key}"
     pages[f"{args.turns}-turn trajectory"] = f"{base}/trajectories/{key}"
+    pages["held-out flips R0 -> selected"] = f"{base}/flips?a=R0&b=selected&at=compare"
+    pages["held-out trials of selected"] = f"{base}/contenders/selected?at=compare&sort=outcome"
     print(f"search {run.name}: {rollouts} rollouts, {candidates} candidates")
     print(f"{'page':40} {'cold s':>8} {'median s':>9} {'KiB':>7}  under {AIM_S} s")
     for name, url in pages.items():

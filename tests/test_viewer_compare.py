@@ -114,7 +114,11 @@ def test_runs_list_names_model_and_rollouts_of_compare_eval_and_benchmark_folder
     cmp_page = text(client, "/runs/cmp")
     assert cmp_page.count('class="contender"') == 2  # each contender's per-task trials
     link = re.search(r'id="run-flips-link" href="([^"]+)"', cmp_page).group(1).replace("&amp;", "&")
-    assert "gained" in text(client, link)
+    flip_page = text(client, link)
+    assert "gained" in flip_page
+    # its rollouts live in the search run's cache; they open from the compare's own pages
+    keys = re.findall(r'href="/runs/cmp/trajectories/([0-9a-f]+)"', flip_page)
+    assert keys and "hash chain: <b>verified</b>" in text(client, f"/runs/cmp/trajectories/{keys[0]}")
 
 
 def test_task_table_filters_by_outcome_every_seed_and_flip_and_sorts(site):

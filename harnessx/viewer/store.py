@@ -169,9 +169,23 @@ class Run:
             return None
 
     def _rollout(self, key: str) -> Path:
+        """The trajectory file of `key`: in the run's rollout cache, else in the cache a compare or eval
+        of the folder names in its trials header (a compare --out beside its search run), when that
+        cache lies under the runs folder."""
         if not KEY.match(key):
             raise NotFound(f"{key!r} is not a rollout key")
-        return self.path / "rollouts" / key[:2] / f"{key}.jsonl"
+        own = self.path / "rollouts" / key[:2] / f"{key}.jsonl"
+        if own.is_file():
+            return own
+        root = self.path.parent.resolve()
+        for file in trial_files(self.path):
+            try:
+                cache = (self.path / str(cached_read(file, _header).get("rollouts", "rollouts"))).resolve()
+            except InputError:
+                continue
+            if (cache == root or root in cache.parents) and (cache / key[:2] / f"{key}.jsonl").is_file():
+                return cache / key[:2] / f"{key}.jsonl"
+        return own
 
     def trajectory(self, key: str) -> Chain:
         file = self._rollout(key)
@@ -229,11 +243,12 @@ class Run:
         return {"contenders": found, "pair": [c["hash"] for c in found[:2]] if len(found) >= 2 else None}
 
     def rollout_count(self) -> int | None:
-        """Rollouts an eval/compare ran (its per-trial rows), else the folder's cached rollouts."""
+        """Rollouts the folder's evals/compares scored (distinct keys of their per-trial rows), else the
+        trajectories in its rollout cache."""
         files = trial_files(self.path)
         if files:
             try:
-                return max(0, len(cached_read(files[-1], _rows)) - 1)
+                return len(set().union(*(cached_read(file, _by_key) for file in files)))
             except InputError:
                 return None  # the runs list still opens; the run's own pages name the file
         folder = self.path / "rollouts"
