@@ -110,6 +110,11 @@ def test_runs_list_names_model_and_rollouts_of_compare_eval_and_benchmark_folder
     assert f"<td>{rows}</td>" in cells["cmp"] and rows > 0
     assert re.search(r"<td>kapro</td>\s*<td>openai/some-model</td><td>kaware</td>", cells["kapro-eval"])
     assert "<td>3</td>" in cells["kapro-eval"]
+    # a benchmark run's rollouts are listed and open
+    listing = text(client, re.search(r'id="rollouts-link" href="([^"]+)"', text(client, "/runs/kapro-eval")).group(1))
+    keys = re.findall(r'href="/runs/kapro-eval/trajectories/([0-9a-f]+)"', listing)
+    assert keys == [f"ab{i:022d}" for i in range(3)]
+    assert client.get(f"/runs/kapro-eval/trajectories/{keys[0]}").status_code == 200
     # the standalone compare's page links to its flips, and they open
     cmp_page = text(client, "/runs/cmp")
     assert cmp_page.count('class="contender"') == 2  # each contender's per-task trials

@@ -15,6 +15,9 @@ import typer
 from harnessx.cli.common import console, friendly_errors
 
 
+NAMES = "R0, selected, parent:<name> (a search), a contender's label (a compare) or a harness hash (prefix)."
+
+
 def _value(v: float) -> str:
     return "pass" if v == 1.0 else "fail" if v == 0.0 else f"{v:.3f}"
 
@@ -22,8 +25,8 @@ def _value(v: float) -> str:
 def diff(
     run_dir: Path = typer.Argument(..., help="A search run directory (e.g. runs/joint-retail) or the folder a "
                                    "compare wrote (e.g. runs/joint-retail/compare)."),
-    first: str = typer.Argument("R0", help="R0, selected, parent:<name> or a harness hash (prefix)."),
-    second: str = typer.Argument("selected", help="R0, selected, parent:<name> or a harness hash (prefix)."),
+    first: str = typer.Argument("R0", help=NAMES),
+    second: str = typer.Argument("selected", help=NAMES),
     objective: str = typer.Option(None, "--objective", help="Objective whose per-trial value decides a flip "
                                   "(default: the search's)."),
     task: str = typer.Option(None, "--task", help="Show this task's two trajectories side by side."),

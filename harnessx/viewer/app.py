@@ -147,6 +147,16 @@ def create_app(runs_dir: str | Path) -> Flask:
                                gates=GATES, flip_against=view["first"],
                                side_args={"a": view["first_hash"], "b": view["hash"], **carry} if first else None)
 
+    @app.get("/runs/<name>/rollouts")
+    def rollouts(name: str) -> str:
+        """Every rollout in the run's cache, 100 a page, with what its result file says (any run kind:
+        probes and benchmark runs too)."""
+        r = get_run(name)
+        keys = r.rollout_keys()
+        page, pages = _page(len(keys), PAGE)
+        shown = [{"key": k, **(r.result(k) or {})} for k in keys[(page - 1) * PAGE: page * PAGE]]
+        return render_template("rollouts.html", run=r.overview(), rows=shown, total=len(keys), page=page, pages=pages)
+
     @app.get("/runs/<name>/outputs")
     def outputs(name: str) -> str:
         r = get_run(name)

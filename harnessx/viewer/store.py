@@ -187,6 +187,14 @@ class Run:
                 return cache / key[:2] / f"{key}.jsonl"
         return own
 
+    def rollout_keys(self) -> list[str]:
+        """Every trajectory in the run's own rollout cache, by key."""
+        folder = self.path / "rollouts"
+        if not folder.is_dir():
+            return []
+        return sorted(f.stem for sub in folder.iterdir() if sub.is_dir() for f in sub.iterdir()
+                      if f.suffix == ".jsonl" and KEY.match(f.stem))
+
     def trajectory(self, key: str) -> Chain:
         file = self._rollout(key)
         if not file.is_file():
@@ -195,7 +203,8 @@ class Run:
         try:
             traj = Trajectory.from_jsonl(text)
         except ValueError as exc:
-            raw = [json.loads(line) for line in text.splitlines() if _is_json(line)]
+            raw = [{"kind": "?", "author": "?", "step": None, "t": None, **e, "data": e.get("data") or {}}
+                   for e in (json.loads(line) for line in text.splitlines() if _is_json(line)) if isinstance(e, dict)]
             return Chain(raw, "unreadable", f"{file.name}: {str(exc).splitlines()[0]}")
         events = [e.model_dump(mode="json") for e in traj.events]
         try:
@@ -251,10 +260,7 @@ class Run:
                 return len(set().union(*(cached_read(file, _by_key) for file in files)))
             except InputError:
                 return None  # the runs list still opens; the run's own pages name the file
-        folder = self.path / "rollouts"
-        if not folder.is_dir():
-            return None
-        return sum(1 for sub in folder.iterdir() if sub.is_dir() for f in sub.iterdir() if f.suffix == ".jsonl")
+        return len(self.rollout_keys()) if (self.path / "rollouts").is_dir() else None
 
     def overview(self) -> dict[str, Any]:
         if self.kind != "search":
@@ -263,7 +269,8 @@ class Run:
                     "model": data.get("model", "?"), "simulated": data.get("simulated"),
                     "env": data.get("env") or data.get("suite") or "?", "objective": "", "rounds": None,
                     "candidates": len(data.get("contenders") or []) or None, "rollouts": self.rollout_count(),
-                    "cost_usd": data.get("cost_usd"), **self._contenders(data)}
+                    "cost_usd": data.get("cost_usd"), "cached": (self.path / "rollouts").is_dir(),
+                    **self._contenders(data)}
         summary, config, cp = self.summary or {}, self.config, self.checkpoint or {}
         simulated = summary.get("simulated", config.get("simulated"))
         return {"name": self.name, "kind": self.kind, "status": self.status,
