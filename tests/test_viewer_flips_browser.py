@@ -37,19 +37,26 @@ def page(served):
         yield tab
 
 
-def test_two_clicks_from_the_search_reach_the_flips_and_a_side_by_side(served, page):
-    base, report = served
-    assert report.flips, "the retail search accepted no edit that flips a task; the test needs one"
-    page.goto(f"{base}/runs/demo")
-    page.click("#flips-link")                                   # click 1: the flips of selected vs R0
+def two_clicks(page, link: str, report, shot: str) -> str:
+    """Click `link` (the flips of selected vs R0), check the counts and rows against `report`, then the
+    first flipped task (its two trajectories side by side); returns the flip summary's text."""
+    page.click(link)                                            # click 1: the flips
     summary = " ".join(page.locator("#flip-summary").inner_text().split())
     assert f"{len(report.gained)} gained, {len(report.lost)} lost of {report.compared} trials" in summary
     assert page.locator("#flipped tr").count() == len(report.flips) + 1
-    page.screenshot(path=str(ARTIFACTS / "flips.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / shot), full_page=True)
     first = report.flips[0]
     page.locator("#flipped a.side").first.click()               # click 2: its two trajectories
     heading = page.locator("h1").inner_text()
     assert first.task_id in heading and f"seed {first.seed}" in heading
+    return summary
+
+
+def test_two_clicks_from_the_search_reach_the_flips_and_a_side_by_side(served, page):
+    base, report = served
+    assert report.flips, "the retail search accepted no edit that flips a task; the test needs one"
+    page.goto(f"{base}/runs/demo")
+    two_clicks(page, "#flips-link", report, "flips.png")
     marked = page.locator("tr.divergence")
     assert marked.count() == 1 and page.locator("#divergence a[href^='#row-']").count() == 1
     cells = marked.locator("td code")

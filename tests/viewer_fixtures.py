@@ -53,3 +53,25 @@ def script_trajectory(run: Path, turns: int = 3) -> str:
     traj.append("end", "harness", turns, reward=1.0, status="ok", reason="final_message")
     traj.save(run / "rollouts" / SCRIPT_KEY[:2] / f"{SCRIPT_KEY}.jsonl")
     return SCRIPT_KEY
+
+
+def make_heldout_compare(runs: Path, name: str = "demo") -> Path:
+    """A retail search (R0 + 1 x 2, greedy) and its default held-out compare (`<run>/compare`), both
+    simulated, through the CLI as a user runs them; returns the run folder."""
+    import os
+
+    from typer.testing import CliRunner
+
+    from harnessx.cli.main import app
+
+    config = SearchConfig.of(objective="joint", env="retail", rounds=1, proposals=2, runs_dir=str(runs), name=name,
+                          tracking_uri=None, concurrency=4, accept="greedy")
+    asyncio.run(Search(config).run())
+    here = os.getcwd()
+    os.chdir(runs.parent)  # the compare's shared rollout cache sits next to the run, as from a user's folder
+    try:
+        out = CliRunner().invoke(app, ["compare", str(runs / name), "--concurrency", "4"])
+    finally:
+        os.chdir(here)
+    assert out.exit_code == 0, out.output
+    return runs / name

@@ -37,6 +37,7 @@ def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, mod
                  sampling: dict | None = None) -> dict:
     from harnessx.comparison import setup  # the runner, LiteLLM and the scoring load when a command runs
     from harnessx.comparison.compare import compare
+    from harnessx.comparison.compare_trials import write_trials
     from harnessx.report.sections import write_result
     from harnessx.report.tables import compare_tables, model_line
 
@@ -59,14 +60,16 @@ def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, mod
                                  runner.model.simulated):
         console.print(f"[yellow]{warning}[/]")
     total = len(contenders) * len(seeds) * sum(len(t) for t in tasks.values())
+    trials: list[dict] = []
     with setup.progress_bar(total, kind, console) as progress:
         data = asyncio.run(compare(runner, contenders, tasks, seeds, judge,
-                                   n_resamples=resamples, progress=progress, command=kind))
+                                   n_resamples=resamples, progress=progress, command=kind, trials=trials))
     for table in compare_tables(data):
         console.print(table.rich())
     data["evaluation_key"] = key
     stem = f"{kind}-{'+'.join(splits)}-{setup.key_digest(key)}"  # one file per distinct evaluation
     files = write_result(kind, data, out_dir, stem, f"HarnessX {kind}: {', '.join(c.label for c in contenders)}")
+    write_trials(out_dir, stem, contenders, trials, runner.cache.root)  # what `harnessx diff` and the viewer read
     console.print(f"wrote {files['json']}, {files['markdown']}, {files['html']} "
                   f"({runner.model_calls} model calls, {runner.cache_hits} cached rollouts)", highlight=False)
     return data

@@ -1,4 +1,5 @@
-"""`harnessx diff`: what an edit changed between two candidates of a search run.
+"""`harnessx diff`: what an edit changed between two candidates of a search run, or between two
+contenders of a compare (R0 -> selected on the held-out split).
 
 The tasks that flipped (gained, lost) by stratum and family, the list of flipped trials with their
 rollout keys, the harness text diff, and with `--task` the two trajectories side by side.
@@ -15,38 +16,48 @@ from rich.markup import escape
 from harnessx.cli.common import console, friendly_errors
 
 
+NAMES = "R0, selected, parent:<name> (a search), a contender's label (a compare) or a harness hash (prefix)."
+
+
 def _value(v: float) -> str:
     return "pass" if v == 1.0 else "fail" if v == 0.0 else f"{v:.3f}"
 
 
 def diff(
-    run_dir: Path = typer.Argument(..., help="A search run directory, e.g. runs/joint-retail."),
-    first: str = typer.Argument("R0", help="R0, selected, parent:<name> or a harness hash (prefix)."),
-    second: str = typer.Argument("selected", help="R0, selected, parent:<name> or a harness hash (prefix)."),
+    run_dir: Path = typer.Argument(..., help="A search run directory (e.g. runs/joint-retail) or the folder a "
+                                   "compare wrote (e.g. runs/joint-retail/compare)."),
+    first: str = typer.Argument("R0", help=NAMES),
+    second: str = typer.Argument("selected", help=NAMES),
     objective: str = typer.Option(None, "--objective", help="Objective whose per-trial value decides a flip "
                                   "(default: the search's)."),
     task: str = typer.Option(None, "--task", help="Show this task's two trajectories side by side."),
     seed: int = typer.Option(None, "--seed", min=0, help="With --task: the seed (default: the first flipped one)."),
     json_out: Path = typer.Option(None, "--json", help="Also write the flips (and the side-by-side) as JSON here."),
     limit: int = typer.Option(40, "--limit", min=0, help="Flipped trials listed on screen (all go to --json)."),
+    split: str = typer.Option(None, "--split", help="A compare folder's split (default heldout when it ran); on a "
+                              "search run, a split other than search reads its compare (<run>/compare)."),
 ) -> None:
-    """Tasks the second candidate flipped against the first (default: R0 -> selected), on the search split.
+    """Tasks the second candidate flipped against the first (default: R0 -> selected), search or held-out.
+
+    On a search run: its search split; on a compare folder (or --split heldout): the held-out split.
 
     A flip is a (task, seed) both ran, both valid, whose objective value differs; excluded pairs are
-    counted, never flipped. Search-split flips are selection data: they show what moved, not a gain.
+    counted, never flipped. Search-split flips are selection data: they show what moved, not a gain;
+    held-out flips come from tasks no candidate was selected on.
     """
     from harnessx.comparison.flips import flips
-    from harnessx.comparison.run_trials import SearchRun, text_diff
+    from harnessx.comparison.compare_trials import open_trials
+    from harnessx.comparison.run_trials import text_diff
     from harnessx.formatting.table import Table
     from harnessx.search.objectives import get_objective
 
-    run = SearchRun(run_dir)
+    run = open_trials(run_dir, split)
     a, b = run.resolve(first), run.resolve(second)
     obj = get_objective(objective or run.config.get("objective") or "joint")
     trials_a, trials_b = run.trials(a), run.trials(b)
     report = flips(trials_a, trials_b, obj, (a.name, b.name))
     side = _side_by_side(run, report, a.name, b.name, trials_a, trials_b, task, seed) if task else None  # checked first
-    console.print(f"{run.path.name}: {a.name} -> {b.name} on the search split (selection data), objective "
+    console.print(f"{run.path.name}: {a.name} -> {b.name} {run.note}, objective "
                   f"{obj.name}: {len(report.gained)} gained, {len(report.lost)} lost of {report.compared} trials "
                   f"compared ({report.excluded} excluded, {report.unmatched} without a partner)", highlight=False)
     counts = [[family, str(g), str(lost)] for family, (g, lost) in report.by_family().items()]
@@ -60,7 +71,7 @@ def diff(
     console.print("harness diff:" if text else "harness diff: none (same content)", highlight=False)
     for line in text:
         console.print(line, markup=False, highlight=False, soft_wrap=True)
-    data = report.to_dict()
+    data = {**report.to_dict(), "split": run.split}
     if side is not None:
         console.print(side.pop("table"))
         data["side_by_side"] = side

@@ -20,7 +20,7 @@ COMMANDS = {
     "compare": ("harnessx.cli.compare_cmd",
                 "Compare harnesses on a split no one selected on, with confidence intervals."),
     "diff": ("harnessx.cli.diff_cmd",
-             "Tasks the second candidate flipped against the first (default: R0 -> selected), on the search split."),
+             "Tasks the second candidate flipped against the first (default: R0 -> selected), search or held-out."),
     "export": ("harnessx.cli.export_cmd",
                "Export the selected harness of a search (provenance: search, round, scores, model, claim)."),
     "report": ("harnessx.cli.report_cmd", "Write Markdown, PNG and HTML reports for a run."),

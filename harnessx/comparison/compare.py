@@ -9,6 +9,7 @@ search selects, so its numbers are labelled as selection data and never reported
 from __future__ import annotations
 
 from harnessx.agent.runner import ProgressFn, Runner
+from harnessx.comparison.compare_trials import trial_rows
 from harnessx.comparison.metrics import ROWS, scorecard_block
 from harnessx.comparison.paired import paired_differences
 from harnessx.comparison.runs import Contender
@@ -98,10 +99,13 @@ def _delta(held: dict | None, search: dict | None) -> float | None:
 
 async def compare(runner: Runner, contenders: list[Contender], tasks_by_split: dict[str, list[Task]],
                   seeds: list[int], judge: Judge | None = None, n_resamples: int = 10_000, seed: int = 0,
-                  progress: ProgressFn | None = None, command: str = "compare") -> dict:
+                  progress: ProgressFn | None = None, command: str = "compare", trials: list | None = None) -> dict:
+    """The comparison's JSON; with `trials`, each contender's per-trial rows are appended to it."""
     splits, ran = {}, []
     for split, tasks in tasks_by_split.items():
         evaluations = {c.label: await evaluate(runner, c.harness, tasks, seeds, judge, progress) for c in contenders}
+        if trials is not None:
+            trials += [row for c in contenders for row in trial_rows(c, evaluations[c.label])]
         splits[split] = split_block(split, tasks, evaluations, n_resamples, seed)
         ran += evaluations.values()
     require_evaluated(command, ran)

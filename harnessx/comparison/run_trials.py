@@ -37,6 +37,9 @@ def text_diff(first: Candidate, second: Candidate) -> list[str]:
 class SearchRun:
     """Read-only view of one search run directory for comparing two of its candidates."""
 
+    split = "search"
+    note = "on the search split (selection data)"
+
     def __init__(self, path: str | Path):
         self.path = Path(path)
         if not (self.path / "ledger.jsonl").is_file():
@@ -90,16 +93,26 @@ class SearchRun:
         for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip():
                 continue
-            try:
-                row = json.loads(line)
-                out.append((TaskScore(**{k: v for k, v in row.items() if k in TRIAL_FIELDS}), row.get("key", "")))
-            except (ValueError, TypeError) as exc:
-                raise InputError(f"{file}:{number}", f"not a scored trial ({exc.__class__.__name__})",
-                                 "one JSON object per line as the search wrote it") from None
+            out.append(scored_trial(line, f"{file}:{number}"))
         return out
 
     def trajectory(self, key: str) -> Trajectory:
-        file = self.path / "rollouts" / key[:2] / f"{key}.jsonl"
-        if not key or not file.is_file():
-            raise InputError(str(file), "no trajectory for this rollout in the run's cache", "a cached rollout")
-        return Trajectory.load(file)
+        return cached_trajectory(self.path / "rollouts", key)
+
+
+def scored_trial(row: str | dict, where: str) -> tuple[TaskScore, str]:
+    """One stored trial row (JSON text or parsed) as its score and rollout key; a bad row names `where`."""
+    try:
+        row = json.loads(row) if isinstance(row, str) else row
+        return TaskScore(**{k: v for k, v in row.items() if k in TRIAL_FIELDS}), row.get("key", "")
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise InputError(where, f"not a scored trial ({exc.__class__.__name__})",
+                         "one JSON object per line as the run wrote it") from None
+
+
+def cached_trajectory(rollouts: Path, key: str) -> Trajectory:
+    """The trajectory of rollout `key` in the cache folder `rollouts`."""
+    file = rollouts / key[:2] / f"{key}.jsonl"
+    if not key or not file.is_file():
+        raise InputError(str(file), "no trajectory for this rollout in the run's cache", "a cached rollout")
+    return Trajectory.load(file)

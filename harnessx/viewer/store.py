@@ -13,8 +13,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from harnessx.comparison.compare_trials import trial_files
+from harnessx.errors import InputError
 from harnessx.harness import Harness
 from harnessx.stored import SEAL, digest
+from harnessx.viewer.filecache import cached_read
 from harnessx.trajectory import TamperError, Trajectory
 
 KEY = re.compile(r"^[0-9a-f]{8,64}$")  # rollout keys and harness hashes are lowercase hex
@@ -113,20 +116,50 @@ class Run:
         file = self.path / "scores" / f"{harness_hash}.jsonl"
         if not KEY.match(harness_hash) or not file.is_file():
             return []
-        return [json.loads(line) for line in file.read_text(encoding="utf-8").splitlines() if line.strip()]
+        return cached_read(file, _rows)
+
+    def trial_files(self) -> list[Path]:
+        """Every file of scored trials: the search's per-candidate scores, then the compares' and evals'
+        per-trial rows (in the run folder, or in the compare a search run holds)."""
+        folder = self.path / "scores"
+        found = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+        return found + trial_files(self.path) + trial_files(self.path / "compare")
 
     def score_of(self, key: str) -> dict[str, Any] | None:
-        """The scored trial of rollout `key` (any candidate that ran it)."""
-        for folder in (self.path / "scores",):
-            if not folder.is_dir():
-                return None
-            for file in sorted(folder.glob("*.jsonl")):
-                for line in file.read_text(encoding="utf-8").splitlines():
-                    if f'"{key}"' in line:
-                        row = json.loads(line)
-                        if row.get("key") == key:
-                            return row
+        """The scored trial of rollout `key` (the first candidate or contender that ran it), with
+        `candidate` set to the harness hash; for a compare's or eval's trial, `trials_at` is the folder
+        it is from ("" for the run itself, None for a search candidate's) and `first_hash` the first
+        contender's hash."""
+        for file in self.trial_files():
+            row = cached_read(file, _by_key).get(key)
+            if row is None:
+                continue
+            if file.parent.name == "scores":
+                return {**row, "candidate": file.stem, "trials_at": None}
+            at = file.parent.relative_to(self.path).as_posix()
+            first = ((cached_read(file, _header).get("contenders") or [{}])[0]).get("hash")
+            return {**row, "candidate": row.get("hash"), "trials_at": "" if at == "." else at, "first_hash": first}
         return None
+
+    def parent_trial(self, score: dict[str, Any]) -> dict[str, Any] | None:
+        """The parent candidate's trial of the same task and seed (a search's candidate), if it ran it."""
+        if score.get("trials_at") is not None or not KEY.match(str(score.get("candidate", ""))):
+            return None
+        parent = next((r.get("parent") for r in self.ledger if r.get("hash") == score["candidate"] and r.get("parent")), None)
+        if not parent:
+            return None
+        return next(({**row, "candidate": parent} for row in self.scores(parent)
+                     if row.get("task_id") == score.get("task_id") and row.get("seed") == score.get("seed")), None)
+
+    def sub(self, at: str) -> Path:
+        """A folder inside the run (`compare`), by a plain name only."""
+        if not NAME.match(at) or at.startswith(".") or not (self.path / at).is_dir():
+            raise NotFound(f"{at!r} is not a folder of {self.name}")
+        return self.path / at
+
+    def heldout_trials(self) -> bool:
+        """Whether a compare inside this search run wrote per-trial rows (its held-out flips)."""
+        return bool(trial_files(self.path / "compare"))
 
     def result(self, key: str) -> dict[str, Any] | None:
         file = self._rollout(key).with_suffix(".json")
@@ -136,9 +169,31 @@ class Run:
             return None
 
     def _rollout(self, key: str) -> Path:
+        """The trajectory file of `key`: in the run's rollout cache, else in the cache a compare or eval
+        of the folder names in its trials header (a compare --out beside its search run), when that
+        cache lies under the runs folder."""
         if not KEY.match(key):
             raise NotFound(f"{key!r} is not a rollout key")
-        return self.path / "rollouts" / key[:2] / f"{key}.jsonl"
+        own = self.path / "rollouts" / key[:2] / f"{key}.jsonl"
+        if own.is_file():
+            return own
+        root = self.path.parent.resolve()
+        for file in trial_files(self.path):
+            try:
+                cache = (self.path / str(cached_read(file, _header).get("rollouts", "rollouts"))).resolve()
+            except InputError:
+                continue
+            if (cache == root or root in cache.parents) and (cache / key[:2] / f"{key}.jsonl").is_file():
+                return cache / key[:2] / f"{key}.jsonl"
+        return own
+
+    def rollout_keys(self) -> list[str]:
+        """Every trajectory in the run's own rollout cache, by key."""
+        folder = self.path / "rollouts"
+        if not folder.is_dir():
+            return []
+        return sorted(f.stem for sub in folder.iterdir() if sub.is_dir() for f in sub.iterdir()
+                      if f.suffix == ".jsonl" and KEY.match(f.stem))
 
     def trajectory(self, key: str) -> Chain:
         file = self._rollout(key)
@@ -148,7 +203,8 @@ class Run:
         try:
             traj = Trajectory.from_jsonl(text)
         except ValueError as exc:
-            raw = [json.loads(line) for line in text.splitlines() if _is_json(line)]
+            raw = [{"kind": "?", "author": "?", "step": None, "t": None, **e, "data": e.get("data") or {}}
+                   for e in (json.loads(line) for line in text.splitlines() if _is_json(line)) if isinstance(e, dict)]
             return Chain(raw, "unreadable", f"{file.name}: {str(exc).splitlines()[0]}")
         events = [e.model_dump(mode="json") for e in traj.events]
         try:
@@ -164,15 +220,57 @@ class Run:
         return len(self._output_files())
 
     def outputs(self) -> list[dict[str, Any]]:
-        """Compare, eval, probe and report outputs inside the run: Markdown tables and PNG figures."""
+        """Compare, eval, probe and report outputs inside the run: the HTML page each wrote next to its
+        Markdown (shown rendered, figures included), else the Markdown text and the PNG figures."""
         found = []
         for md in self._output_files():
-            rel = md.relative_to(self.path)
+            rel, page = md.relative_to(self.path), md.with_suffix(".html")
+            if page.is_file():
+                found.append({"name": str(rel), "html": page.relative_to(self.path).as_posix(), "figures": []})
+                continue
             figures = sorted(str(p.relative_to(self.path)) for p in md.parent.rglob("*.png"))
             found.append({"name": str(rel), "text": md.read_text(encoding="utf-8"), "figures": figures})
         return found
 
+    @cached_property
+    def result_json(self) -> dict[str, Any]:
+        """The newest result JSON an eval, compare, probe or benchmark run wrote at the folder's top
+        (the one naming its model), for the runs list; empty for a search."""
+        if self.kind == "search":
+            return {}
+        for file in sorted(self.path.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True):
+            data = self._json(file.name)
+            if isinstance(data, dict) and "model" in data:
+                return {**data, "_file": file.name}
+        return {}
+
+    def _contenders(self, data: dict[str, Any]) -> dict[str, Any]:
+        """The contenders whose per-trial rows were written (each has a page), and the first two's hashes
+        (a flip page pairs them)."""
+        found = [c for c in data.get("contenders") or [] if isinstance(c, dict) and c.get("hash")]
+        found = found if trial_files(self.path) else []
+        return {"contenders": found, "pair": [c["hash"] for c in found[:2]] if len(found) >= 2 else None}
+
+    def rollout_count(self) -> int | None:
+        """Rollouts the folder's evals/compares scored (distinct keys of their per-trial rows), else the
+        trajectories in its rollout cache."""
+        files = trial_files(self.path)
+        if files:
+            try:
+                return len(set().union(*(cached_read(file, _by_key) for file in files)))
+            except InputError:
+                return None  # the runs list still opens; the run's own pages name the file
+        return len(self.rollout_keys()) if (self.path / "rollouts").is_dir() else None
+
     def overview(self) -> dict[str, Any]:
+        if self.kind != "search":
+            data = self.result_json
+            return {"name": self.name, "kind": self.kind, "status": self.status,
+                    "model": data.get("model", "?"), "simulated": data.get("simulated"),
+                    "env": data.get("env") or data.get("suite") or "?", "objective": "", "rounds": None,
+                    "candidates": len(data.get("contenders") or []) or None, "rollouts": self.rollout_count(),
+                    "cost_usd": data.get("cost_usd"), "cached": (self.path / "rollouts").is_dir(),
+                    **self._contenders(data)}
         summary, config, cp = self.summary or {}, self.config, self.checkpoint or {}
         simulated = summary.get("simulated", config.get("simulated"))
         return {"name": self.name, "kind": self.kind, "status": self.status,
@@ -185,12 +283,37 @@ class Run:
                 "cost_usd": summary.get("cost_usd", cp.get("cost_usd"))}
 
 
+def _rows(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _header(text: str) -> dict[str, Any]:
+    first = json.loads(text.split("\n", 1)[0] or "{}")
+    return first if isinstance(first, dict) else {}
+
+
+def _by_key(text: str) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for row in _rows(text):
+        if isinstance(row, dict) and row.get("key"):
+            out.setdefault(row["key"], row)
+    return out
+
+
 def _is_json(line: str) -> bool:
     try:
         json.loads(line)
     except ValueError:
         return False
     return True
+
+
+def _kind(path: Path) -> str:
+    """compare / eval / belief / challenge / kapro / cf / feasigen ...: the word its result files start
+    with (`compare-heldout-<digest>.json`, `kapro-eval.json`), else the folder's name."""
+    stems = [p.stem.split("-")[0].split("_")[0] for p in sorted(path.glob("*.json"))]
+    words = [w for w in stems if w and w not in ("results", "config", "summary")]
+    return words[0] if words else path.name.split("-")[0]
 
 
 @dataclass(frozen=True)
@@ -209,7 +332,7 @@ class RunsRoot:
             if (path / "ledger.jsonl").is_file() or (path / "config.json").is_file():
                 kind = "search"
             elif any(path.glob("*.md")) or any(path.glob("*.json")):
-                kind = "compare" if path.name.startswith("compare") else "eval"
+                kind = _kind(path)
             else:
                 continue
             out.append(Run(path, path.name, kind))
