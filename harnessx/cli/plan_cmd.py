@@ -15,6 +15,7 @@ from harnessx.search import get_objective, load_space
 from harnessx.search.certify import CertifyConfig
 from harnessx.search.discordance import Discordance, DiscordanceSource, estimate_discordance
 from harnessx.search.planner import PlanConfig, plan as make_plan
+from harnessx.search.rules import ACCEPTANCE, DEFAULT_RULE
 
 
 def cost_from_run(run: Path) -> float:
@@ -38,7 +39,7 @@ def plan(
     rounds: int = typer.Option(8, "--rounds", min=0),
     proposals: int = typer.Option(3, "--proposals", min=1),
     epochs: int = typer.Option(1, "--epochs", min=1, help="Seeds per task."),
-    accept: str = typer.Option("paired", "--accept", help="greedy, paired, sequential or stack."),
+    accept: str = typer.Option(DEFAULT_RULE, "--accept", help="default (= explore), greedy, paired, sequential or stack."),
     alpha: float = typer.Option(0.05, "--alpha", callback=PROBABILITY_OPEN),
     power: float = typer.Option(0.8, "--power", callback=PROBABILITY_OPEN),
     effect: float = typer.Option(None, "--effect", callback=in_range(0, 1, lo_open=True),
@@ -66,8 +67,8 @@ def plan(
     tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt,
 ) -> None:
     """Rounds x proposals x seeds a budget buys, the minimum detectable effect per round and of the final claim."""
-    if accept not in ("greedy", "paired", "sequential", "stack"):
-        raise InputError("--accept", f"unknown acceptance rule {accept!r}", "greedy, paired, sequential or stack")
+    if accept not in ACCEPTANCE:
+        raise InputError("--accept", f"unknown acceptance rule {accept!r}", ", ".join(ACCEPTANCE))
     goal = get_objective(objective)
     suite = open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir)
     search_tasks = goal.tasks(suite.tasks("search"))

@@ -21,6 +21,8 @@ from harnessx.cli.scale_opts import ExecutorOpt, RayAddressOpt, WorkersOpt, chec
 from harnessx.errors import InputError
 from harnessx.models import DEFAULT_MODEL
 from harnessx.search import PROPOSERS, Search, SearchConfig, objective_names
+from harnessx.search.proposers import DEFAULT_PROPOSER
+from harnessx.search.rules import DEFAULT_RULE
 from harnessx.search.objectives import get_objective
 from harnessx.search.rules import ACCEPTANCE
 from harnessx.search.breaker import ModelOutage
@@ -64,11 +66,13 @@ def search(
     model: str = typer.Option(DEFAULT_MODEL, "--model", help="Task-agent model (LiteLLM string); default: the "
                               "offline simulated agent, whose numbers are never a model's result."),
     api_base: str = ApiBaseOpt,
-    proposer: str = typer.Option("rules", "--proposer", help=f"Who proposes edits: {', '.join(PROPOSERS)}."),
+    proposer: str = typer.Option(DEFAULT_PROPOSER, "--proposer", help=f"Who proposes edits: {', '.join(PROPOSERS)}."),
     meta_model: str = typer.Option(None, "--meta-model", help="LiteLLM model for the llm/gepa proposers."),
     meta_api_base: str = typer.Option(None, "--meta-api-base", help="OpenAI-compatible server of the meta-model "
                                       "(default: --api-base), e.g. harnessx local serve's URL."),
-    accept: str = typer.Option("paired", "--accept", help="Acceptance rule: paired (paired test + Holm + racing), "
+    accept: str = typer.Option(DEFAULT_RULE, "--accept", help="Acceptance rule: default (= explore: screens every "
+                               "proposal on a few blocked-feasible pairs, promotes the leaders with futility stops and "
+                               "moves on modest evidence; the claim at the end certifies), paired (paired test + Holm + racing), "
                                "sequential (screens the proposals on a fifth of the tasks, tests the best one on "
                                "the rest, an extra seed while promising), stack (moves to the screen's best unconfirmed, "
                                "tests the stack of moves every 2 rounds on the rest; only a passed stack is accepted) "

@@ -23,9 +23,9 @@ class SearchConfig:
     env: str = DEFAULT_ENV
     model: str = DEFAULT_MODEL
     api_base: str | None = None
-    proposer: str = "rules"
+    proposer: str = "bandit"  # harnessx/search/proposers: DEFAULT_PROPOSER
     meta_model: str | None = None
-    accept: str = "paired"
+    accept: str = "default"  # harnessx/search/explore.py (harnessx/search/rules.py: DEFAULT_RULE)
     rounds: int = 8
     proposals: int = 3
     epochs: int = 1
