@@ -9,15 +9,16 @@ interleaved, so a pair of neighbours is the sampling unit):
    (`screen` tasks). Three quarters of the window are pairs where the incumbent failed at least one
    task (its paid rollouts say so), the rest the next pairs of the order; the window rotates every
    round, so successive rounds look at different pairs.
-2. **Promote.** Proposals ahead on the screen climb rungs (the window plus the first 2·screen,
+2. **Promote.** Proposals ahead on the screen (or level with the incumbent there) climb rungs (the window plus the first 2·screen,
    4·screen, ... tasks of the rotated order, up to the whole split). At each rung a proposal whose
    mean per-task difference is not above `futility` stops; with `design = "halving"` only the better
    half of the climbers goes on at each rung (successive halving across the round's proposals); with
    `design = "promote"` only the screen's best climbs. Every rollout already paid (the incumbent's,
    an undecided edit's on the same incumbent) is reused.
-   Past the screen, the pairs picked for the incumbent's failures are left out of every mean and of
-   the move's test: there a copy can only tie or gain (regression to the mean), so they select
-   between proposals but never vouch for one.
+   Past the screen, a climber's mean is taken on the rung's prefix of the order only (the first
+   screen·2^r tasks), a sample chosen without looking at anyone's outcomes: the pairs picked for the
+   incumbent's failures (where a copy can only tie or gain) select between proposals but never vouch
+   for one, and leaving them out of the prefix would tilt it toward the incumbent's successes.
 3. **Move.** The last climber, on the whole split, is moved to when its one-sided paired p-value is
    below `move_p` (a modest bar: 0.3 by default, not a test at alpha) and the harm veto
    (harnessx/search/veto.py, at `veto_alpha`) does not fire. Ahead but not moved: undecided, so the
@@ -77,10 +78,8 @@ class Explore(AcceptanceRule):
         paid = arena.paid_tasks(incumbent) if hasattr(arena, "paid_tasks") else arena.tasks
         return await (arena.evaluate_on(incumbent, paid) if paid else arena.evaluate(incumbent))
 
-    def window(self, arena: Arena, incumbent_eval: Evaluation) -> tuple[list, list, set[str]]:
-        """(screen tasks, the rotated order the rungs take their tasks from, the ids of the screen's tasks
-        chosen for the incumbent's failures: on those a copy can only tie or gain, so past the screen
-        they are left out of every mean and of the move's test)."""
+    def window(self, arena: Arena, incumbent_eval: Evaluation) -> tuple[list, list]:
+        """(screen tasks, the rotated order the rungs take their tasks from)."""
         n, size = len(arena.tasks), min(self.settings.screen, len(arena.tasks))
         order = arena.rotated(max(arena.round - 1, 0) * size)
         success = incumbent_eval.per_task_success(arena.objective.value_key)
@@ -90,33 +89,33 @@ class Explore(AcceptanceRule):
         chosen = failing[:want]
         chosen += [p for p in pairs if p not in chosen][: math.ceil(size / 2) - len(chosen)]
         picked = {t.id for p in chosen for t in p}
-        return [t for t in order if t.id in picked], order, {t.id for p in chosen[:want] for t in p}
+        return [t for t in order if t.id in picked], order
 
     async def judge(self, incumbent: Harness, proposals: list[Harness], arena: Arena) -> list[Verdict]:
         s, key, strata, n = self.settings, arena.objective.value_key, arena.objective.strata, len(arena.tasks)
-        screen, order, biased = self.window(arena, await self.incumbent_evaluation(incumbent, arena))
+        screen, order = self.window(arena, await self.incumbent_evaluation(incumbent, arena))
         verdicts, means = {}, {}
         climbing = list(range(len(proposals)))
-        tasks, rung = screen, 0
+        tasks, rung, prefix = screen, 0, 0
         while climbing:
             stage = "full" if len(tasks) >= n else f"{'screen' if rung == 0 else 'rung'} {len(tasks)}/{n} tasks"
             inc, *evals = await asyncio.gather(arena.evaluate_on(incumbent, tasks),
                                                *(arena.evaluate_on(proposals[i], tasks) for i in climbing))
             for i, ev in zip(climbing, evals):
                 paired = Paired.of(ev, inc, key)
-                if rung:  # past the screen: the tasks picked for the incumbent's failures are left out
-                    paired = subset(paired, [t.id for t in tasks if t.id not in biased])
+                if rung:  # past the screen: the rung's prefix of the order, chosen blind to outcomes
+                    paired = subset(paired, [t.id for t in order[:prefix]])
                 verdicts[i] = verdict = Verdict(ev, stage)
                 describe(verdict, paired, strata)
                 means[i] = verdict.mean_diff if ev.scorecard.joint.n else -math.inf
-            ahead = sorted((i for i in climbing if means[i] > s.futility), key=lambda i: (-means[i], i))
+            # on the screen a tie may climb (16 tasks often show a small gain as none); past it, only a lead
+            ahead = sorted((i for i in climbing if means[i] > s.futility or rung == 0 and means[i] == s.futility),
+                           key=lambda i: (-means[i], i))
             for i in set(climbing) - set(ahead):
                 verdicts[i].reason = f"stopped at {stage}: mean Δ = {means[i]:+.3f}, not above {s.futility:+.3f}"
             if len(tasks) >= n:
                 if ahead:
-                    fair = [t.id for t in tasks if t.id not in biased]
-                    self._move(verdicts, ahead[0], subset(Paired.of(verdicts[ahead[0]].evaluation, inc, key), fair),
-                               strata)
+                    self._move(verdicts, ahead[0], Paired.of(verdicts[ahead[0]].evaluation, inc, key), strata)
                 for i in ahead[1:]:
                     verdicts[i].undecided = True
                     verdicts[i].reason = f"ahead at {stage} (mean Δ = {means[i]:+.3f}) but another climber was further"
@@ -128,10 +127,11 @@ class Explore(AcceptanceRule):
                 verdicts[i].reason = f"ahead at {stage} (mean Δ = {means[i]:+.3f}) but not among the climbers"
             climbing = ahead[:keep]
             rung += 1
+            prefix = len(screen) * 2 ** rung
+            if prefix >= n - 2:  # the last pair is not worth a rung of its own
+                prefix = n
             picked = {t.id for t in tasks}
-            tasks = tasks + [t for t in order[: len(screen) * 2 ** rung] if t.id not in picked]
-            if len(tasks) >= n - 1:  # the last few tasks are not worth a rung of their own
-                tasks = tasks + [t for t in order if t.id not in {u.id for u in tasks}]
+            tasks = tasks + [t for t in order[:prefix] if t.id not in picked]
         return [verdicts[i] for i in range(len(proposals))]
 
     def _move(self, verdicts: dict[int, Verdict], i: int, paired: Paired, strata: tuple[str, ...]) -> None:
@@ -153,13 +153,14 @@ class Explore(AcceptanceRule):
 def climb_rollouts(settings: ExploreSettings, n: int, k: int) -> int:
     """The most rollouts (one seed) a round of the rule can pay: K proposals on the screen, then the
     climbers of each rung (one for `promote`, half of the last rung's for `halving`) on the rung's new
-    tasks, up to the whole split; a rung holds at most the screen plus the first screen·2^r tasks. The
+    tasks, up to the whole split; a rung holds at most the screen plus the first screen·2^r tasks
+    (the whole split once those reach its last pair). The
     incumbent costs nothing (R0 and every moved-to harness have every task)."""
     s = min(settings.screen, n)
     sizes, r = [s], 0
     while sizes[-1] < n:
         r += 1
-        size = min(n, s + s * 2 ** r)
-        sizes.append(n if size >= n - 1 else size)
+        size = n if s * 2 ** r >= n - 2 else min(n, s + s * 2 ** r)
+        sizes.append(size)
     climbers = [k] + [1 if settings.design == "promote" else max(1, math.ceil(k / 2 ** i)) for i in range(1, len(sizes))]
     return sum(c * (b - a) for c, a, b in zip(climbers, [0, *sizes], sizes))
