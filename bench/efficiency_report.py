@@ -10,9 +10,9 @@
 - `markdown_rows`: the README's table rows from a `results.json` (`python bench/efficiency_report.py
   runs/bench-efficiency/results.json`), so its figures are copied from a file, not by hand; with
   `--plot` the frontier again.
-- `target_lines`: issue #13's targets for a candidate rule, judged per (suite, world, noise) from the
-  same figures (`--targets sequential`): each met or missed on the means over seeds, with the ratio
-  CIs beside it, so a verdict is computed, not typed.
+- `target_lines`: issue #13's targets for a candidate rule (sequential, stack), judged per (suite,
+  world, noise) from the same figures; `--targets default` prints the default search's targets instead
+  (bench/efficiency_targets.py), each met or missed on the means over seeds, CIs beside it.
 - `frontier_plot`: `<out>/frontier.png`, ground-truth gain on the search split against rollouts, a
   panel per (suite, world, noise): each seed's search as a small dot, each strategy's mean as a
   marker with its 95% CI across seeds on both axes, and dotted lines at the paper's mean gain and
@@ -272,7 +272,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="The search-efficiency bench's tables from its results.json.")
     parser.add_argument("results", type=Path, help="a results.json written by bench/search_efficiency.py")
     parser.add_argument("--plot", type=Path, help="also draw the frontier plot to this PNG")
-    parser.add_argument("--targets", metavar="STRATEGY", help="also judge issue #13's targets for this candidate rule")
+    parser.add_argument("--targets", metavar="STRATEGY", help="also judge the default search's targets for this "
+                        "strategy (bench/efficiency_targets.py), e.g. default")
+    parser.add_argument("--null", type=Path, help="bench/search_null.py's results.json: judge the null target too")
     args = parser.parse_args()
     try:
         data = json.loads(args.results.read_text(encoding="utf-8"))
@@ -288,7 +290,15 @@ def main() -> None:
         print(line)
     if args.targets:
         print()
-        for line in target_lines(summaries, data.get("settings", {}), args.targets):
+        from efficiency_targets import target_report  # it imports this module
+
+        null = None
+        if args.null is not None:
+            try:
+                null = json.loads(args.null.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError) as exc:
+                parser.error(f"{args.null}: expected the results.json of bench/search_null.py ({exc})")
+        for line in target_report(summaries, args.targets, null):
             print(line)
     if args.plot:
         print(f"plot: {frontier_plot(summaries, args.plot)}")

@@ -131,7 +131,8 @@ def main() -> None:
 
     tmp = Path(tempfile.mkdtemp(prefix="hx-scaling-"))
     base = dict(objective="joint", env="toy", model=fixed_model(tmp, args.latency), rounds=args.rounds,
-                proposals=args.proposals, seed=0, tracking_uri=None)
+                proposals=args.proposals, seed=0, tracking_uri=None,
+                proposer="rules", accept="paired")  # the settings bench.md's figures were measured with
     rows: list[tuple[str, int, float, dict, float]] = []
 
     def mode(label: str, n_workers: int, name: str | None = None, **cfg) -> None:

@@ -1,13 +1,16 @@
-"""Search efficiency on the simulator: the paper's protocol, `paired`, `sequential`, `stack` and GEPA, side by side.
+"""Search efficiency on the simulator: the paper's protocol, GEPA and the shipped default side by side (and others).
 
+- default:    the shipped default rule (`--accept default` = `explore`, harnessx/search/explore.py): a screen
+              of every proposal on a few blocked–feasible pairs, the leaders promoted with futility stops,
+              a move on modest evidence (`--default design=halving,move_p=0.3` etc.);
 - paper:      `greedy` acceptance, every proposal fully evaluated (R0 + rounds x proposals);
 - paired:     paired test + Holm + racing, same proposer and shape, 1 rollout per task;
 - sequential: screen the round's proposals on a fifth of the split, test the best on the rest
               (harnessx/search/screening.py; `--sequential design=halving` for the earlier design);
 - stack:      unconfirmed moves on the same screen, the stack of them tested every 2 rounds on the rest
               (harnessx/search/stacking.py; `--stack every=3` etc.);
-- gepa:       gepa.optimize through the HarnessX adapter with `sequential`'s rollouts (equal rollouts;
-              `--gepa-budget-of stack` for stack's);
+- gepa:       gepa.optimize through the HarnessX adapter with the default's rollouts (equal rollouts;
+              `--gepa-budget-of sequential` or `stack` for theirs);
 - oracle:     a bound, not a rule (`--strategies ...,oracle`): each round the truly best proposal is
               picked for free (ground truth) and confirmed on the whole split by the one-sided paired
               sign-flip test at alpha. A rule that confirms one edit per round at alpha selects no
@@ -26,6 +29,7 @@ subset (--retail-tasks / --terminal-tasks / --heldout-tasks per split, half bloc
 128 / 64 by default) so one invocation fits a shared 2-core machine.
 
     python bench/search_efficiency.py [--envs retail,terminal] [--worlds baseline,harmful] [--rho 0.5,1] [--seeds 5]
+        [--strategies paper,gepa,default]   (bare: paper, GEPA and the default)
 """
 
 from __future__ import annotations
@@ -52,16 +56,19 @@ from harnessx.search.acceptance import AcceptanceRule, Paired, Verdict
 from harnessx.search.rules import make_acceptance
 from harnessx.search.proposers import Proposal, Proposer, RulesProposer
 from harnessx.search.screening import vetoed_strata
+from harnessx.search.explore import ExploreSettings
 from harnessx.search.sequential import Sequential
 from harnessx.search.stacking import Stacking
 from harnessx.search.gepa import optimize_with_gepa
 from harnessx.sim.pairing import with_rho
 
 from efficiency_report import JobLog, frontier_plot, job_key, report, summarize, target_lines, write_results
+from efficiency_targets import target_report
 
-STRATEGIES = ("paper", "paired", "sequential", "stack", "gepa", "oracle", "composite")
-CANDIDATES = ("sequential", "stack")  # the adaptive rules whose issue #13 targets the bench judges at its end
-RULES = {"paper": "greedy", "paired": "paired", "sequential": "sequential", "stack": "stack"}
+STRATEGIES = ("paper", "default", "paired", "sequential", "stack", "gepa", "oracle", "composite")
+BARE = ("paper", "default", "gepa")  # a bare invocation: the paper's protocol, the shipped default and GEPA
+CANDIDATES = ("default", "sequential", "stack")  # the rules whose targets the bench judges at its end
+RULES = {"paper": "greedy", "default": "default", "paired": "paired", "sequential": "sequential", "stack": "stack"}
 
 
 class Subset:
@@ -187,9 +194,10 @@ class Composing(Proposer):
 def run_search(rule: str, seed: int, suite, args, tmp: Path, cache: Path, model: str, truth: Truth | None = None):
     # the bounds bring their own rule object (its name goes into the run's config record)
     config = SearchConfig.of(objective="joint", env=suite.name, model=model, seed=seed,
+                          proposer="bandit" if rule == "default" else "rules",  # the shipped default's own
                           accept=rule if rule in RULES.values() else "greedy", rounds=args.rounds, proposals=args.proposals, runs_dir=str(tmp), name=f"{rule}-{seed}",
                           tracking_uri=None)
-    options = {"sequential": args.sequential, "stack": args.stack}.get(rule, {})
+    options = {"sequential": args.sequential, "stack": args.stack, "default": args.default}.get(rule, {})
     acceptance = Oracle(truth) if rule in ("oracle", "composite") else make_acceptance(rule, **options) if options else None
     search = Search(config, suite=suite, acceptance=acceptance, proposer=Composing() if rule == "composite" else None)
     search.dir.prepare(search.config_record(), resume=False)
@@ -263,12 +271,13 @@ def main() -> None:
     parser.add_argument("--rho", default="0.5,1",
                         help="pairing of the searches' rollouts, comma-separated: 1 = common random numbers "
                              "(no noise between harnesses), < 1 = partial (harnessx/sim/pairing.py)")
-    parser.add_argument("--strategies", default=",".join(STRATEGIES[:5]),
-                        help="a subset of " + ",".join(STRATEGIES) + " (default: the four rules and GEPA; oracle and "
+    parser.add_argument("--strategies", default=",".join(BARE),
+                        help="a subset of " + ",".join(STRATEGIES) + " (default: " + ",".join(BARE) + "; oracle and "
                              "composite, the bounds, only when asked for)")
     parser.add_argument("--sequential", default="", help="options of the sequential rule, e.g. design=halving,early=1")
     parser.add_argument("--stack", default="", help="options of the stack rule, e.g. every=3,first=0.125")
-    parser.add_argument("--gepa-budget-of", default="sequential", choices=("sequential", "stack"),
+    parser.add_argument("--default", default="", help="options of the default rule, e.g. design=halving,move_p=0.3")
+    parser.add_argument("--gepa-budget-of", default="default", choices=("default", "sequential", "stack"),
                         help="GEPA gets this strategy's rollouts of the same job as its budget")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", default="runs/bench-efficiency",
@@ -276,7 +285,7 @@ def main() -> None:
     parser.add_argument("--resume", action="store_true",
                         help="reuse the finished jobs of --out's jobs.jsonl (run with the same settings)")
     args = parser.parse_args()
-    for flag, rule in (("sequential", Sequential), ("stack", Stacking)):
+    for flag, rule in (("sequential", Sequential), ("stack", Stacking), ("default", ExploreSettings)):
         text = getattr(args, flag)
         try:
             options = {k: (v if k == "design" else float(v)) for k, v in
@@ -344,15 +353,17 @@ def main() -> None:
     if summaries:
         print(f"\n  results: {out_dir / 'results.json'}, plot: {frontier_plot(summaries, out_dir / 'frontier.png')}")
     for candidate in (c for c in CANDIDATES if c in args.strategies) if summaries and "paper" in args.strategies else ():
-        print(f"\n== issue #13's targets for {candidate} (on the means over seeds)")
-        print("\n".join(target_lines(summaries, settings(args), candidate)))
+        print(f"\n== targets for {candidate} (on the means over seeds)")
+        lines = target_report(summaries, candidate) if candidate == "default" else target_lines(
+            summaries, settings(args), candidate)
+        print("\n".join(lines))
     print(f"\n  wall {time.monotonic() - started:.0f}s")
 
 
 def settings(args) -> dict:
     """The arguments that shape a job's figures (a resumed log must have been run with the same)."""
     return {k: getattr(args, k) for k in ("rounds", "proposals", "gt_epochs", "retail_tasks", "terminal_tasks",
-                                           "heldout_tasks", "strategies", "sequential", "stack", "gepa_budget_of")}
+                                           "heldout_tasks", "strategies", "sequential", "stack", "default", "gepa_budget_of")}
 
 
 if __name__ == "__main__":

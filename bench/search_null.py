@@ -5,7 +5,8 @@ exactly like the incumbent. The simulator's default pairing (common random numbe
 copy the incumbent's very outcomes, so the null runs on the profile's `pairing: text` variant:
 each copy draws its own rollouts, as a real model's would. Any acceptance is a false accept. Per
 replicate (rollout seed): R0 + 8 rounds x 3 copies, one rollout per task, the paper's shape;
-`greedy`, `paired`, `sequential` (its default, screen design) and `stack` (unconfirmed moves to a
+`greedy`, `paired`, `sequential` (its default, screen design), `default` (the shipped default,
+`explore`: moves on modest evidence, harnessx/search/explore.py) and `stack` (unconfirmed moves to a
 copy, settlements every `--every` rounds; only a committed stack counts) judge the same copies on a
 shared rollout cache. GEPA runs too, with a proposer of copies and `sequential`'s rollouts of that
 replicate as its budget: it has no rounds, so its figure is per search (does it end on a copy?),
@@ -37,12 +38,13 @@ from harnessx.harness import Harness
 from harnessx.models.client import ModelClient
 from harnessx.search import Arena, Greedy, PairedRacing, get_objective, load_space
 from harnessx.search.certify import ClaimRun, certify
+from harnessx.search.explore import Explore
 from harnessx.search.gepa import HarnessAdapter, optimize_with_gepa
 from harnessx.search.sequential import Sequential
 from harnessx.search.stacking import Stacking
 from harnessx.sim import load_profile, register_profile
 
-RULES = ("greedy", "paired", "sequential", "stack")
+RULES = ("greedy", "paired", "sequential", "default", "stack")
 
 
 def text_paired(model: str) -> str:
@@ -84,15 +86,18 @@ async def replicate(seed: int, args, cache_dir: str) -> dict[str, dict[str, int]
     suite = null_suite(args)
     runner = Runner(suite, ModelClient(text_paired(args.model)), RolloutCache(cache_dir), concurrency=16)
     out = {}
-    for rule in (Greedy(), PairedRacing(), Sequential()):
+    for name, rule in (("greedy", Greedy()), ("paired", PairedRacing()), ("sequential", Sequential()),
+                       ("default", Explore())):
         arena = Arena(runner, suite.tasks("search"), get_objective(args.objective), [seed], order_seed=seed)
         incumbent, hits = load_space().initial(), 0
         for round_no in range(1, args.rounds + 1):
+            if name == "default":  # as the search loop does (the others' figures are kept as they were measured)
+                arena.round = round_no
             verdicts = await rule.judge(incumbent, copies(incumbent, round_no, args.proposals), arena)
             winner = next((v.evaluation.harness for v in verdicts if v.accepted), None)
             if winner is not None:
                 incumbent, hits = winner, hits + 1
-        out[rule.name] = {"rounds": hits, "ends_on_copy": int(hits > 0), "rollouts": arena.rollouts,
+        out[name] = {"rounds": hits, "ends_on_copy": int(hits > 0), "rollouts": arena.rollouts,
                           "certified": await certified(runner, seed, args, incumbent)}
     arena = Arena(runner, suite.tasks("search"), get_objective(args.objective), [seed], order_seed=seed)
     out["stack"] = await stack_null(Stacking(every=args.every), arena, args)

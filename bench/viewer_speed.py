@@ -41,7 +41,7 @@ AIM_S = 0.5
 
 
 def make_search(runs: Path, rounds: int, proposals: int) -> Path:
-    config = SearchConfig.of(objective="joint", env="retail", accept="greedy", rounds=rounds, proposals=proposals,
+    config = SearchConfig.of(objective="joint", env="retail", accept="greedy", proposer="rules", rounds=rounds, proposals=proposals,
                           runs_dir=str(runs), name="big", tracking_uri=None, concurrency=16)
     asyncio.run(Search(config).run())
     return runs / "big"

@@ -91,7 +91,7 @@ DEMO = ("search", "--objective", "joint", "--rounds", "3", "--proposals", "2", "
 DEMO_COMPARE = ("compare", "runs/demo", "--split", "heldout", "--epochs", "2")
 BELIEF = ("probe", "belief", "runs/demo")
 CHALLENGE = ("probe", "challenge", "runs/demo", "--replicates", "6")
-PLAN = ("plan", "--env", "retail", "--effect", "0.05", "--max-rollouts", "2000")
+PLAN = ("plan", "--env", "retail", "--accept", "paired", "--effect", "0.05", "--max-rollouts", "2000")
 TOY = ("eval", "--env", "toy", "--harness", "A1")
 
 

@@ -38,7 +38,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--dis
 
 def make_runs(runs: Path) -> Path:
     config = SearchConfig.of(objective="joint", env="retail", rounds=2, proposals=2, runs_dir=str(runs), name="demo",
-                          tracking_uri=None, concurrency=4, accept="greedy")
+                          tracking_uri=None, concurrency=4, accept="greedy", proposer="rules")
     asyncio.run(Search(config).run())
     subprocess.run([sys.executable, "-m", "harnessx.cli.main", "compare", str(runs / "demo")], cwd=runs.parent,
                    check=True, stdout=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "120"})

@@ -20,7 +20,7 @@ from harnessx.stats import wilson  # noqa: E402
 def replicate(greedy: int, stack_moves: int, certified: int = 0) -> dict:
     rule = {"rounds": 0, "ends_on_copy": 0, "rollouts": 100, "certified": 0}
     return {"greedy": {"rounds": greedy, "ends_on_copy": int(greedy > 0), "rollouts": 120, "certified": certified},
-            "paired": dict(rule), "sequential": dict(rule), "stack": {**rule, "moves": stack_moves},
+            "paired": dict(rule), "sequential": dict(rule), "default": dict(rule), "stack": {**rule, "moves": stack_moves},
             "gepa": {"ends_on_copy": 1, "admitted": 3, "proposed": 9, "rollouts": 50, "certified": 0}}
 
 
@@ -51,5 +51,5 @@ def test_a_null_replicate_ends_each_search_with_its_claim():
                               every=2, alpha=0.05, workers=1, out="x.json")
     with tempfile.TemporaryDirectory() as tmp:
         out = run_replicate((0, args, tmp))
-    assert set(out) == {"greedy", "paired", "sequential", "stack", "gepa"}
+    assert set(out) == {"greedy", "paired", "sequential", "default", "stack", "gepa"}
     assert all(out[name]["certified"] in (0, 1) for name in out)

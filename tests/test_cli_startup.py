@@ -100,8 +100,13 @@ def test_a_commands_own_help_imports_no_heavy_library(args):
 
 
 def test_the_names_search_help_lists_are_the_registries():
-    from harnessx.cli.search_cmd import PROPOSER_NAMES
-    from harnessx.search import PROPOSERS
+    from harnessx.search import PROPOSERS, SearchConfig
+    from harnessx.search.names import DEFAULT_PROPOSER, DEFAULT_RULE, PROPOSER_NAMES, RULE_NAMES
+    from harnessx.search.proposers import make_proposer
+    from harnessx.search.rules import ACCEPTANCE
 
     assert tuple(PROPOSER_NAMES) == tuple(PROPOSERS)
+    assert tuple(RULE_NAMES) == tuple(ACCEPTANCE)
+    assert (SearchConfig().run.proposer, SearchConfig().run.accept) == (DEFAULT_PROPOSER, DEFAULT_RULE)
+    assert make_proposer(DEFAULT_PROPOSER).name == DEFAULT_PROPOSER
 

@@ -37,7 +37,7 @@ def searched(tmp_path_factory):
     cli = [sys.executable, "-m", "harnessx.cli.main"]
     uri = f"sqlite:///{tmp / 'mlruns' / 'mlflow.db'}"
     subprocess.run([*cli, "search", "--objective", "joint", "--rounds", "1", "--proposals", "2", "--accept", "greedy",
-                    "--name", "d", "--tracking-uri", uri, "--mlflow-traces", str(TRACES)],
+                    "--proposer", "rules", "--name", "d", "--tracking-uri", uri, "--mlflow-traces", str(TRACES)],
                    cwd=tmp, env=env, check=True, capture_output=True)
     out = subprocess.run([*cli, "report", "runs/d"], check=False, cwd=tmp, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr

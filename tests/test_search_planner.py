@@ -23,7 +23,7 @@ def test_exact_paired_binomial_power_by_hand():
 
 
 def test_normal_mde_and_power_by_hand():
-    c = PlanConfig(tasks=128, proposals=3, alpha=0.05, power=0.8, discordance=0.2)
+    c = PlanConfig(tasks=128, accept="paired", proposals=3, alpha=0.05, power=0.8, discordance=0.2)
     # z_{1 - 0.05/3} = 2.12805, z_{0.8} = 0.84162; sigma = sqrt(0.2); MDE = 2.96967 * 0.44721 / sqrt(128)
     assert mde(c, 128) == pytest.approx(2.96967 * math.sqrt(0.2) / math.sqrt(128), abs=1e-4)
     assert mde(c, 128) == pytest.approx(0.1174, abs=1e-4)
@@ -34,14 +34,14 @@ def test_normal_mde_and_power_by_hand():
 
 
 def test_budget_buys_rounds_and_warns_when_the_effect_is_out_of_reach():
-    p = plan(PlanConfig(tasks=128, rounds=8, proposals=3, max_rollouts=2000, effect=0.05))
+    p = plan(PlanConfig(tasks=128, accept="paired", rounds=8, proposals=3, max_rollouts=2000, effect=0.05))
     assert p.per_candidate == 128 and p.rollouts_per_round == 384
     assert p.rounds == 4 and p.rollouts == 128 + 4 * 384  # (2000 - 128) // 384 = 4
     assert any("4 of the 8 rounds" in w for w in p.warnings)
     assert any("cannot reliably detect +0.050" in w for w in p.warnings) and p.power_at_effect < 0.8
     dollars = plan(PlanConfig(tasks=128, max_cost=1.0, cost_per_rollout=0.001))
     assert dollars.budget_rollouts == 1000
-    fine = plan(PlanConfig(tasks=128, effect=0.2, discordance=0.2))
+    fine = plan(PlanConfig(tasks=128, accept="paired", effect=0.2, discordance=0.2))
     assert not fine.warnings and fine.power_at_effect > 0.8
 
 
@@ -99,8 +99,8 @@ def test_too_few_tested_tasks_means_no_accept_not_a_normal_approximation():
     assert plan(PlanConfig(tasks=12, accept="stack")).warnings and plan(PlanConfig(tasks=12, accept="stack")).mde == math.inf
     assert plan(PlanConfig(tasks=13, accept="stack")).mde == pytest.approx(mde(PlanConfig(tasks=13, accept="stack"), 5))
     # paired on 5 tasks at alpha / 3
-    assert plan(PlanConfig(tasks=5, proposals=3)).mde == math.inf
-    assert plan(PlanConfig(tasks=6, proposals=3)).mde < math.inf
+    assert plan(PlanConfig(tasks=5, accept="paired", proposals=3)).mde == math.inf
+    assert plan(PlanConfig(tasks=6, accept="paired", proposals=3)).mde < math.inf
     # greedy accepts on the raw mean, without a test: no such warning
     assert not plan(PlanConfig(tasks=5, proposals=3, accept="greedy")).warnings
 
@@ -116,7 +116,7 @@ def test_cli_plan_prints_budget_mde_and_warning(tmp_path):
     run = tmp_path / "run"
     run.mkdir()
     (run / "checkpoint.json").write_text(json.dumps({"spent": {"a": 0.002, "b": 0.004}}))
-    result = CliRunner().invoke(app, ["plan", "--tasks", "128", "--effect", "0.05", "--max-cost", "3",
+    result = CliRunner().invoke(app, ["plan", "--tasks", "128", "--accept", "paired", "--effect", "0.05", "--max-cost", "3",
                                       "--from-run", str(run)])
     assert result.exit_code == 0, result.output
     assert "1000 rollouts ($3.00 at $0.00300 per rollout)" in result.output

@@ -23,7 +23,7 @@ Z95, Z99, Z80 = 1.64485, 2.32635, 0.84162  # z_{0.95}, z_{0.99}, z_{0.80} from a
 ])
 def test_the_claims_mde_by_hand(n, epochs, alpha, d, by_hand):
     # the claim is one one-sided test at alpha (no division by K) on n tasks x E_c seeds
-    p = plan(PlanConfig(tasks=100, proposals=3, alpha=alpha, discordance=d, claim_tasks=n, claim_epochs=epochs))
+    p = plan(PlanConfig(tasks=100, accept="paired", proposals=3, alpha=alpha, discordance=d, claim_tasks=n, claim_epochs=epochs))
     assert p.claim_mde == pytest.approx(by_hand, abs=1e-4)
     assert p.claim_rollouts == 2 * n * epochs
     assert f"minimum detectable effect {by_hand:+.3f}" in p.claim_line()
@@ -31,13 +31,13 @@ def test_the_claims_mde_by_hand(n, epochs, alpha, d, by_hand):
 
 
 def test_a_budget_that_cannot_certify_the_effect_says_so():
-    p = plan(PlanConfig(tasks=128, discordance=0.2, claim_tasks=128, effect=0.05))
+    p = plan(PlanConfig(tasks=128, accept="paired", discordance=0.2, claim_tasks=128, effect=0.05))
     # power = Phi(0.05 * sqrt(128) / sqrt(0.2) - 1.64485) = Phi(1.26491 - 1.64485) = Phi(-0.37994) = 0.3520
     assert p.claim_power == pytest.approx(0.3520, abs=1e-3)
     # seeds that would: ceil(1 x (0.09829 / 0.05)^2) = ceil(3.864) = 4
     assert any("cannot reliably certify +0.050" in w and "about 4 seeds per task (--certify-epochs)" in w
                for w in p.warnings)
-    assert not [w for w in plan(PlanConfig(tasks=128, discordance=0.2, claim_tasks=128, effect=0.15)).warnings
+    assert not [w for w in plan(PlanConfig(tasks=128, accept="paired", discordance=0.2, claim_tasks=128, effect=0.15)).warnings
                 if "certify" in w]
     tiny = plan(PlanConfig(tasks=128, claim_tasks=4))  # a sign-flip test on 4 tasks has p >= 1/16 > 0.05
     assert any("claim cannot be certified" in w for w in tiny.warnings) and "none (too few tasks)" in tiny.claim_line()

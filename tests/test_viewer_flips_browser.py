@@ -23,7 +23,7 @@ def served(tmp_path_factory):
     require("browser")  # Debian's chromium and playwright
     runs = tmp_path_factory.mktemp("flips") / "runs"
     config = SearchConfig.of(objective="joint", env="retail", rounds=1, proposals=2, runs_dir=str(runs), name="demo",
-                          tracking_uri=None, concurrency=4, accept="greedy")
+                          tracking_uri=None, concurrency=4, accept="greedy", proposer="rules")
     asyncio.run(Search(config).run())
     run = SearchRun(runs / "demo")
     report = flips(run.trials(run.resolve("R0")), run.trials(run.resolve("selected")), get_objective("joint"))

@@ -16,7 +16,7 @@ SCRIPT_KEY = "5c5c5c5c5c5c5c5c5c5c5c5c"
 
 def make_search(runs: Path, name: str = "demo", rounds: int = 2, proposals: int = 2) -> Path:
     config = SearchConfig.of(objective="joint", env="toy", rounds=rounds, proposals=proposals, runs_dir=str(runs),
-                          name=name, tracking_uri=None, concurrency=4, accept="greedy")
+                          name=name, tracking_uri=None, concurrency=4, accept="greedy", proposer="rules")
     asyncio.run(Search(config, suite=ToySuite(n_sources=4)).run())
     return runs / name
 
@@ -65,7 +65,7 @@ def make_heldout_compare(runs: Path, name: str = "demo") -> Path:
     from harnessx.cli.main import app
 
     config = SearchConfig.of(objective="joint", env="retail", rounds=1, proposals=2, runs_dir=str(runs), name=name,
-                          tracking_uri=None, concurrency=4, accept="greedy")
+                          tracking_uri=None, concurrency=4, accept="greedy", proposer="rules")
     asyncio.run(Search(config).run())
     here = os.getcwd()
     os.chdir(runs.parent)  # the compare's shared rollout cache sits next to the run, as from a user's folder

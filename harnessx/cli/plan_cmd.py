@@ -11,6 +11,7 @@ from harnessx.cli.common import ApiBaseOpt, EnvOpt, TasksDirOpt, Tau2DirOpt, con
 from harnessx.cli.numbers import NON_NEGATIVE, PROBABILITY_OPEN, in_range
 from harnessx.errors import InputError
 from harnessx.models.defaults import DEFAULT_MODEL
+from harnessx.search.names import DEFAULT_RULE, RULE_NAMES
 
 
 def cost_from_run(run: Path) -> float:
@@ -34,7 +35,7 @@ def plan(
     rounds: int = typer.Option(8, "--rounds", min=0),
     proposals: int = typer.Option(3, "--proposals", min=1),
     epochs: int = typer.Option(1, "--epochs", min=1, help="Seeds per task."),
-    accept: str = typer.Option("paired", "--accept", help="greedy, paired, sequential or stack."),
+    accept: str = typer.Option(DEFAULT_RULE, "--accept", help="default (= explore), greedy, paired, sequential or stack."),
     alpha: float = typer.Option(0.05, "--alpha", callback=PROBABILITY_OPEN),
     power: float = typer.Option(0.8, "--power", callback=PROBABILITY_OPEN),
     effect: float = typer.Option(None, "--effect", callback=in_range(0, 1, lo_open=True),
@@ -68,8 +69,8 @@ def plan(
     from harnessx.search.discordance import Discordance, DiscordanceSource, estimate_discordance
     from harnessx.search.planner import PlanConfig, plan as make_plan
 
-    if accept not in ("greedy", "paired", "sequential", "stack"):
-        raise InputError("--accept", f"unknown acceptance rule {accept!r}", "greedy, paired, sequential or stack")
+    if accept not in RULE_NAMES:
+        raise InputError("--accept", f"unknown acceptance rule {accept!r}", f"one of {', '.join(RULE_NAMES)}")
     goal = get_objective(objective)
     suite = open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir)
     search_tasks = goal.tasks(suite.tasks("search"))

@@ -20,12 +20,9 @@ from harnessx.cli.scale_opts import (ExecutorOpt, LocalRolloutsOpt, RayActorsOpt
 from harnessx.errors import InputError
 from harnessx.models.defaults import DEFAULT_MODEL
 from harnessx.search.config import DEFAULT_TRACES, BudgetConfig, ExecutionConfig, RunConfig, SearchConfig, TrackingConfig
+from harnessx.search.names import DEFAULT_PROPOSER, DEFAULT_RULE, PROPOSER_NAMES
 from harnessx.search.reporter import Reporter
 from harnessx.search.uris import DEFAULT_MLFLOW_URI
-
-# What the help names without importing the search (its proposers, objectives and rules load with
-# Optuna and LiteLLM): tests/test_cli_startup.py checks these against the registries.
-PROPOSER_NAMES = ("rules", "llm", "gepa")
 
 if TYPE_CHECKING:
     from harnessx.agent.result import RolloutResult
@@ -68,11 +65,13 @@ def search(
     model: str = typer.Option(DEFAULT_MODEL, "--model", help="Task-agent model (LiteLLM string); default: the "
                               "offline simulated agent, whose numbers are never a model's result."),
     api_base: str = ApiBaseOpt,
-    proposer: str = typer.Option("rules", "--proposer", help=f"Who proposes edits: {', '.join(PROPOSER_NAMES)}."),
+    proposer: str = typer.Option(DEFAULT_PROPOSER, "--proposer", help=f"Who proposes edits: {', '.join(PROPOSER_NAMES)}."),
     meta_model: str = typer.Option(None, "--meta-model", help="LiteLLM model for the llm/gepa proposers."),
     meta_api_base: str = typer.Option(None, "--meta-api-base", help="OpenAI-compatible server of the meta-model "
                                       "(default: --api-base), e.g. harnessx local serve's URL."),
-    accept: str = typer.Option("paired", "--accept", help="Acceptance rule: paired (paired test + Holm + racing), "
+    accept: str = typer.Option(DEFAULT_RULE, "--accept", help="Acceptance rule: default (= explore: screens every "
+                               "proposal on a few blocked-feasible pairs, promotes the leaders with futility stops and "
+                               "moves on modest evidence; the claim at the end certifies), paired (paired test + Holm + racing), "
                                "sequential (screens the proposals on a fifth of the tasks, tests the best one on "
                                "the rest, an extra seed while promising), stack (moves to the screen's best unconfirmed, "
                                "tests the stack of moves every 2 rounds on the rest; only a passed stack is accepted) "

@@ -22,6 +22,7 @@ from harnessx.envs.registry import DEFAULT_ENV
 from harnessx.errors import InputError
 from harnessx.executors import EXECUTORS
 from harnessx.models.defaults import DEFAULT_MODEL
+from harnessx.search.names import DEFAULT_PROPOSER, DEFAULT_RULE
 from harnessx.search.uris import DEFAULT_MLFLOW_URI
 
 DEFAULT_TRACES = 10  # rollouts per candidate logged as MLflow traces, failing ones first
@@ -38,10 +39,10 @@ class RunConfig:
     env: str = DEFAULT_ENV
     model: str = DEFAULT_MODEL
     api_base: str | None = None
-    proposer: str = "rules"
+    proposer: str = DEFAULT_PROPOSER
     meta_model: str | None = None
     meta_api_base: str | None = None  # OpenAI-compatible server of the meta-model (e.g. harnessx local serve)
-    accept: str = "paired"
+    accept: str = DEFAULT_RULE
     alpha: float = 0.05
     epochs: int = 1
     seed: int = 0

@@ -145,7 +145,7 @@ class Search:
         if not resume:
             check_budget_buys_r0(self.config.budget.max_rollouts, self.plan()["per_candidate"])
         await preflight(self.model)  # a model that cannot answer stops here too
-        if self.config.run.meta_model and self.config.run.proposer != "rules":  # so does the proposer's meta-model
+        if self.config.run.meta_model and self.config.run.proposer not in ("rules", "bandit"):  # so does the proposer's meta-model
             api_base = self.config.run.meta_api_base
             await preflight(ModelClient(self.config.run.meta_model, api_base=api_base, api_key="local" if api_base else None))
         checkpoint = self.dir.prepare(self.config_record(), resume)

@@ -25,6 +25,12 @@ seed (challenger and incumbent, on the confirmation tasks); its MDE is stated at
 other n - m tasks at alpha every `every` rounds: (n - m) E per settlement, a share 1 / every of it
 per round; its MDE is that of the stack's combined gain, not of one edit. `greedy` runs no test: it moves to
 the best proposal whose mean is above the incumbent's, so it has no MDE per round.
+`default` (`explore`, harnessx/search/explore.py) screens the K proposals on s tasks (16), promotes
+the leader (`promote`) or the better half at each rung (`halving`) to the whole split with futility
+stops, and moves when the climber's one-sided paired p is below move_p (0.3) and the harm veto is
+silent: per round at most K s E screening rollouts plus the climbers' rungs ((n - s) E for one
+climber; the moved-to harness has every task, so the incumbent costs nothing), and its "MDE" is
+the gain it moves to with the stated power at level move_p on n tasks, not a test's.
 
 Rollouts: the expected figure is the rule's own schedule above (racing and the rollout cache only
 lower it); the cap is the search's hard bound, every proposal evaluated on every task
@@ -47,6 +53,7 @@ from scipy.stats import binom, norm
 
 from harnessx.errors import InputError
 from harnessx.search.discordance import ASSUMED
+from harnessx.search.explore import ExploreSettings, climb_rollouts
 from harnessx.search.sequential import Sequential, first_rung
 from harnessx.search.stacking import Stacking
 
@@ -59,7 +66,7 @@ class PlanConfig:
     epochs: int = 1
     alpha: float = 0.05
     power: float = 0.8
-    accept: str = "paired"
+    accept: str = "default"
     discordance: float = 0.5         # p10 + p01 per (task, seed); 0.5 = independent rollouts at p = 0.5
     effect: float | None = None      # the gain the user wants to be able to detect (absolute, e.g. 0.05)
     max_rollouts: int | None = None
@@ -110,7 +117,8 @@ class Plan:
         c = self.config
         out = [rollout_line(self), self.moves_line()]
         if c.effect is not None and c.accept != "greedy":
-            out.append(f"power to detect {c.effect:+.3f} per {'settlement' if c.accept == 'stack' else 'round'}: "
+            out.append(("probability of moving to" if c.accept in EXPLORE else "power to detect")
+                       + f" {c.effect:+.3f} per {'settlement' if c.accept == 'stack' else 'round'}: "
                        f"{self.power_at_effect:.2f}")
         out += [f"discordance {c.discordance:.3f}: {c.discordance_source}", self.claim_line()]
         return out + [f"WARNING: {w}" for w in self.warnings]
@@ -118,6 +126,15 @@ class Plan:
     def moves_line(self) -> str:
         """What the rule tests before it moves (greedy: nothing)."""
         c = self.config
+        if c.accept in EXPLORE:
+            s = ExploreSettings()
+            return (f"moves: {c.accept} screens each proposal on {min(s.screen, c.tasks)} tasks, promotes the "
+                    f"{'leader' if s.design == 'promote' else 'better half at each rung'} to all {c.tasks} tasks with "
+                    f"futility stops, and moves when its one-sided paired p < {s.move_p:g} and the harm veto (alpha "
+                    f"{s.veto_alpha:g}) is silent: a move, not a test (the claim below is the test); it moves to a gain "
+                    + (f"of {self.mde:+.3f} with probability {c.power:.2f}" if math.isfinite(self.mde) else
+                       "of any size only by chance (too few tasks)")
+                    + f" (discordance {c.discordance:.2f})")
         if c.accept == "greedy":
             return ("moves: greedy evaluates every proposal on every task and moves to the best one whose mean "
                     "objective is above the incumbent's; it runs no test, so a difference of one task moves it and "
@@ -154,8 +171,10 @@ def rollout_line(p: Plan) -> str:
             f"(the search's hard cap: every proposal on every task{', or the budget' if p.budget_rollouts else ''})")
 
 
-SCHEDULE = {"greedy": "about", "paired": "up to"}  # sequential, stack: their schedule is what they spend
-LOWERS = {"paired": "racing stops clear losers early, so usually fewer"}
+EXPLORE = ("default", "explore")
+SCHEDULE = {"greedy": "about", "paired": "up to", **dict.fromkeys(EXPLORE, "up to")}  # sequential, stack: what they spend
+LOWERS = {"paired": "racing stops clear losers early, so usually fewer",
+          **dict.fromkeys(EXPLORE, "futility stops and the rollout cache lower it, usually well below")}
 SCREEN_NOTE = "; the best of the screened proposals, on tasks the screen did not use"
 NOTES = {"sequential": SCREEN_NOTE, "stack": "; the stack of screened moves, every {every} rounds, on tasks the "
          "screen did not use"}
@@ -163,7 +182,8 @@ NOTES = {"sequential": SCREEN_NOTE, "stack": "; the stack of screened moves, eve
 
 def divisor(config: PlanConfig) -> int:
     """alpha is split over the round's K proposals (greedy, paired) or over sequential's test looks."""
-    return {"sequential": 1 + config.extra_seeds, "stack": 1}.get(config.accept, config.proposals)
+    return {"sequential": 1 + config.extra_seeds, "stack": 1, **dict.fromkeys(EXPLORE, 1)}.get(config.accept,
+                                                                                               config.proposals)
 
 
 def screened(config: PlanConfig) -> int:
@@ -176,18 +196,23 @@ def sigma(config: PlanConfig) -> float:
 
 
 def mde(config: PlanConfig, n: int) -> float:
-    z = norm.ppf(1 - config.alpha / divisor(config)) + norm.ppf(config.power)
+    z = norm.ppf(1 - level(config)) + norm.ppf(config.power)
     return z * sigma(config) / math.sqrt(n)
 
 
 def power(config: PlanConfig, n: int, delta: float) -> float:
-    return float(norm.cdf(delta * math.sqrt(n) / sigma(config) - norm.ppf(1 - config.alpha / divisor(config))))
+    return float(norm.cdf(delta * math.sqrt(n) / sigma(config) - norm.ppf(1 - level(config))))
+
+
+def level(config: PlanConfig) -> float:
+    """The one-sided level a round decides at: alpha / divisor, or `explore`'s move_p (a move, not a test)."""
+    return ExploreSettings().move_p if config.accept in EXPLORE else config.alpha / divisor(config)
 
 
 def min_pairs(config: PlanConfig) -> int:
     """The fewest paired tasks on which the one-sided sign-flip test can reach p < alpha / divisor:
     its smallest p on N tasks is 2^-N (every difference positive)."""
-    return math.floor(math.log2(divisor(config) / config.alpha)) + 1
+    return math.floor(math.log2(1 / level(config))) + 1
 
 
 def exact_power(n: int, p10: float, p01: float, alpha: float) -> float:
@@ -216,6 +241,9 @@ def plan(config: PlanConfig) -> Plan:
         m = screened(c)
         tested = c.tasks - m
         per_round = (c.proposals * m + tested) * c.epochs + 2 * tested * c.extra_seeds
+    elif c.accept in EXPLORE:
+        tested = c.tasks
+        per_round = climb_rollouts(ExploreSettings(), c.tasks, c.proposals) * c.epochs
     elif c.accept == "stack":
         m = first_rung(c.tasks, c.screen_share)  # the rule's window, whatever K (no task left on <= 8)
         tested = c.tasks - m
@@ -246,7 +274,7 @@ def plan(config: PlanConfig) -> Plan:
         result.warnings.append(f"the budget ({budget} rollouts) does not cover R0's {per_candidate}")
     elif rounds < c.rounds:
         result.warnings.append(f"the budget buys only {rounds} of the {c.rounds} rounds asked for")
-    if c.effect is not None and testable and c.accept != "greedy" and result.mde > c.effect:
+    if c.effect is not None and testable and c.accept not in ("greedy", *EXPLORE) and result.mde > c.effect:
         need = math.ceil(c.epochs * (result.mde / c.effect) ** 2)
         result.warnings.append(
             f"this configuration cannot reliably detect {c.effect:+.3f} (MDE {result.mde:+.3f}, power "

@@ -309,8 +309,8 @@ def _is_json(line: str) -> bool:
 
 
 def _kind(path: Path) -> str:
-    """compare / eval / belief / challenge / kapro / cf / feasigen ...: the word its result files start
-    with (`compare-heldout-<digest>.json`, `kapro-eval.json`), else the folder's name."""
+    """compare / eval / belief / challenge / a benchmark's eval ...: the word its result files start
+    with (`compare-heldout-<digest>.json`, `<benchmark>-eval.json`), else the folder's name."""
     stems = [p.stem.split("-")[0].split("_")[0] for p in sorted(path.glob("*.json"))]
     words = [w for w in stems if w and w not in ("results", "config", "summary")]
     return words[0] if words else path.name.split("-")[0]

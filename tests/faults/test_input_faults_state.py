@@ -140,7 +140,7 @@ class KilledProposer(Proposer):
 
 def _toy(tmp_path, **kw) -> SearchConfig:
     return SearchConfig.of(objective="joint", env="toy", model="sim/baseline", runs_dir=str(tmp_path / "runs"),
-                        tracking_uri=None, name="s", **{"rounds": 1, "proposals": 1, **kw})
+                        tracking_uri=None, name="s", **{"rounds": 1, "proposals": 1, "proposer": "rules", **kw})
 
 
 @pytest.fixture

@@ -71,7 +71,8 @@ class RulesProposer(Proposer):
                 yield (f"{name}={clause.id}", library.apply(ctx.incumbent, clause),
                        f"{name}: put clause '{clause.id}' into {library.component}")
 
-    def _switch_edits(self, ctx: RoundContext, name: str, group: SwitchGroup) -> Iterator[tuple[str, Harness, str]]:
+    def _switch_edits(self, ctx: RoundContext, name: str, group: SwitchGroup,
+                      tries: int = SAMPLER_TRIES) -> Iterator[tuple[str, Harness, str]]:
         distributions = group.distributions()
         study = optuna.create_study(direction="maximize",
                                     sampler=optuna.samplers.TPESampler(seed=stable_seed(ctx.seed, ctx.round, name)))
@@ -81,7 +82,7 @@ class RulesProposer(Proposer):
                 study.add_trial(optuna.trial.create_trial(params=params, distributions=distributions,
                                                           value=row.get("mean_diff") or 0.0))
         current = ctx.incumbent.switches.model_dump()
-        for _ in range(SAMPLER_TRIES):
+        for _ in range(tries):
             params = study.ask(fixed_distributions=distributions).params
             if any(current[p] != v for p, v in params.items()):
                 changed = ", ".join(f"{p}={v}" for p, v in sorted(params.items()))

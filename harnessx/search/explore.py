@@ -1,0 +1,166 @@
+"""`explore` (alias `default`): move on modest evidence, spend rollouts where they decide something.
+
+The search moves; the claim at the end (harnessx/search/certify.py) certifies, once, on tasks selection
+never saw. So a round needs no test at alpha: it needs the best of its proposals, found cheaply, and a
+move that is rarely harmful. Per round, in the arena's stratified order (blocked and feasible
+interleaved, so a pair of neighbours is the sampling unit):
+
+1. **Screen.** Every proposal meets the incumbent on a small window of blocked–feasible pairs
+   (`screen` tasks). Three quarters of the window are pairs where the incumbent failed at least one
+   task (its paid rollouts say so), the rest the next pairs of the order; the window rotates every
+   round, so successive rounds look at different pairs.
+2. **Promote.** Proposals ahead on the screen (or level with the incumbent there) climb rungs (the window plus the first 2·screen,
+   4·screen, ... tasks of the rotated order, up to the whole split). At each rung a proposal whose
+   mean per-task difference is not above `futility` stops; with `design = "halving"` only the better
+   half of the climbers goes on at each rung (successive halving across the round's proposals); with
+   `design = "promote"` only the screen's best climbs. Every rollout already paid (the incumbent's,
+   an undecided edit's on the same incumbent) is reused.
+   Past the screen, a climber's mean is taken on the rung's prefix of the order only (the first
+   screen·2^r tasks), a sample chosen without looking at anyone's outcomes: the pairs picked for the
+   incumbent's failures (where a copy can only tie or gain) select between proposals but never vouch
+   for one, and leaving them out of the prefix would tilt it toward the incumbent's successes.
+3. **Move.** The last climber, on the whole split, is moved to when its one-sided paired p-value is
+   below `move_p` (a modest bar: 0.3 by default, not a test at alpha) and the harm veto
+   (harnessx/search/veto.py, at `veto_alpha`) does not fire. Ahead but not moved: undecided, so the
+   proposer may bring it back on a new incumbent.
+
+The moved-to harness has every task of the split, so the next round's incumbent costs nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from dataclasses import dataclass
+
+from harnessx.errors import InputError
+from harnessx.evaluation import Evaluation
+from harnessx.harness import Harness
+from harnessx.search.acceptance import AcceptanceRule, Paired, Verdict, describe
+from harnessx.search.arena import Arena
+from harnessx.search.screening import subset
+from harnessx.search.veto import p_harmed, vetoes
+
+DESIGNS = ("promote", "halving")
+FAILING_SHARE = 0.75  # of the screen's pairs, taken where the incumbent failed
+
+
+@dataclass
+class ExploreSettings:
+    """The rule's knobs (`--accept default` uses these defaults)."""
+
+    screen: int = 16          # tasks (whole blocked–feasible pairs) every proposal is screened on
+    design: str = "promote"   # promote: the screen's best climbs; halving: the better half climbs each rung
+    move_p: float = 0.3       # move when the climber's one-sided paired p on the whole split is below this
+    veto_alpha: float = 0.05  # the harm veto's level (a stratum or false abstention worse at p < this)
+    futility: float = 0.0     # a climber whose mean difference is not above this stops
+
+    def __post_init__(self) -> None:
+        checks = [("screen", self.screen >= 2, "at least 2 tasks"), ("design", self.design in DESIGNS,
+                  " or ".join(DESIGNS)), ("move_p", 0 < self.move_p <= 1, "in (0, 1]"),
+                  ("veto_alpha", 0 < self.veto_alpha < 1, "in (0, 1)")]
+        for name, ok, expected in checks:
+            if not ok:
+                raise InputError("--accept default", f"{name} = {getattr(self, name)!r}", expected)
+        self.screen = int(self.screen)
+
+
+class Explore(AcceptanceRule):
+    """Screen every proposal on a few pairs, promote the leaders with futility stops, move on p < move_p."""
+
+    name = "explore"
+
+    def __init__(self, settings: ExploreSettings | None = None, **options):
+        self.settings = settings or ExploreSettings(**options)
+
+    async def incumbent_evaluation(self, incumbent: Harness, arena: Arena) -> Evaluation:
+        """The tasks the incumbent already has (no new rollout), or the whole split if it has none."""
+        paid = arena.paid_tasks(incumbent)
+        return await (arena.evaluate_on(incumbent, paid) if paid else arena.evaluate(incumbent))
+
+    def window(self, arena: Arena, incumbent_eval: Evaluation) -> tuple[list, list]:
+        """(screen tasks, the rotated order the rungs take their tasks from)."""
+        n, size = len(arena.tasks), min(self.settings.screen, len(arena.tasks))
+        order = arena.rotated(max(arena.round - 1, 0) * size)
+        success = incumbent_eval.per_task_success(arena.objective.value_key)
+        pairs = [order[i:i + 2] for i in range(0, n, 2)]
+        failing = [p for p in pairs if any(success.get(t.id, 0.0) < 1.0 for t in p)]
+        want = math.ceil(FAILING_SHARE * size / 2)
+        chosen = failing[:want]
+        chosen += [p for p in pairs if p not in chosen][: math.ceil(size / 2) - len(chosen)]
+        picked = {t.id for p in chosen for t in p}
+        return [t for t in order if t.id in picked], order
+
+    async def judge(self, incumbent: Harness, proposals: list[Harness], arena: Arena) -> list[Verdict]:
+        s, key, strata, n = self.settings, arena.objective.value_key, arena.objective.strata, len(arena.tasks)
+        screen, order = self.window(arena, await self.incumbent_evaluation(incumbent, arena))
+        verdicts, means = {}, {}
+        climbing = list(range(len(proposals)))
+        tasks, rung, prefix = screen, 0, 0
+        while climbing:
+            stage = "full" if len(tasks) >= n else f"{'screen' if rung == 0 else 'rung'} {len(tasks)}/{n} tasks"
+            inc, *evals = await asyncio.gather(arena.evaluate_on(incumbent, tasks),
+                                               *(arena.evaluate_on(proposals[i], tasks) for i in climbing))
+            for i, ev in zip(climbing, evals):
+                paired = Paired.of(ev, inc, key)
+                if rung:  # past the screen: the rung's prefix of the order, chosen blind to outcomes
+                    paired = subset(paired, [t.id for t in order[:prefix]])
+                verdicts[i] = verdict = Verdict(ev, stage)
+                describe(verdict, paired, strata)
+                means[i] = verdict.mean_diff if ev.scorecard.joint.n else -math.inf
+            # on the screen a tie may climb (16 tasks often show a small gain as none); past it, only a lead
+            ahead = sorted((i for i in climbing if means[i] > s.futility or rung == 0 and means[i] == s.futility),
+                           key=lambda i: (-means[i], i))
+            for i in set(climbing) - set(ahead):
+                verdicts[i].reason = f"stopped at {stage}: mean Δ = {means[i]:+.3f}, not above {s.futility:+.3f}"
+            if len(tasks) >= n:
+                if ahead:
+                    self._move(verdicts, ahead[0], Paired.of(verdicts[ahead[0]].evaluation, inc, key), strata)
+                for i in ahead[1:]:
+                    verdicts[i].undecided = True
+                    verdicts[i].reason = f"ahead at {stage} (mean Δ = {means[i]:+.3f}) but another climber was further"
+                break
+            keep = 1 if s.design == "promote" and rung == 0 else (
+                math.ceil(len(ahead) / 2) if s.design == "halving" and len(ahead) > 1 else len(ahead))
+            for i in ahead[keep:]:
+                verdicts[i].undecided = True
+                verdicts[i].reason = f"ahead at {stage} (mean Δ = {means[i]:+.3f}) but not among the climbers"
+            climbing = ahead[:keep]
+            rung += 1
+            prefix = len(screen) * 2 ** rung
+            if prefix >= n - 2:  # the last pair is not worth a rung of its own
+                prefix = n
+            picked = {t.id for t in tasks}
+            tasks = tasks + [t for t in order[:prefix] if t.id not in picked]
+        return [verdicts[i] for i in range(len(proposals))]
+
+    def _move(self, verdicts: dict[int, Verdict], i: int, paired: Paired, strata: tuple[str, ...]) -> None:
+        s, verdict = self.settings, verdicts[i]
+        mean, p = paired.test()
+        verdict.p_value = verdict.p_adjusted = p
+        vetoed = vetoes(paired, strata, p_harmed(s.veto_alpha))
+        if vetoed:
+            verdict.reason = f"not moved: mean Δ = {mean:+.3f} but {'/'.join(vetoed)} worse (p_harm < {s.veto_alpha:g})"
+        elif p >= s.move_p:
+            verdict.undecided = True
+            verdict.reason = f"not moved: mean Δ = {mean:+.3f} on the whole split, p = {p:.3f} >= {s.move_p:g}"
+        else:
+            verdict.accepted = True
+            verdict.reason = (f"moved to: mean Δ = {mean:+.3f} on the whole split, p = {p:.3f} < {s.move_p:g} "
+                              "(a move, not a claim: the claim at the end certifies)")
+
+
+def climb_rollouts(settings: ExploreSettings, n: int, k: int) -> int:
+    """The most rollouts (one seed) a round of the rule can pay: K proposals on the screen, then the
+    climbers of each rung (one for `promote`, half of the last rung's for `halving`) on the rung's new
+    tasks, up to the whole split; a rung holds at most the screen plus the first screen·2^r tasks
+    (the whole split once those reach its last pair). The
+    incumbent costs nothing (R0 and every moved-to harness have every task)."""
+    s = min(settings.screen, n)
+    sizes, r = [s], 0
+    while sizes[-1] < n:
+        r += 1
+        size = n if s * 2 ** r >= n - 2 else min(n, s + s * 2 ** r)
+        sizes.append(size)
+    climbers = [k] + [1 if settings.design == "promote" else max(1, math.ceil(k / 2 ** i)) for i in range(1, len(sizes))]
+    return sum(c * (b - a) for c, a, b in zip(climbers, [0, *sizes], sizes))
