@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 from scipy.stats import bootstrap  # noqa: E402
 
 from harnessx.errors import InputError  # noqa: E402
-from harnessx.stats.bootstrap import bootstrap_ci  # noqa: E402
+from efficiency_targets import mean_ci, target_report  # noqa: E402
 
 FIELDS = ("rollouts", "gain_search", "gain_heldout", "per_1k")
 
@@ -88,14 +88,6 @@ def ratio_ci(x: list[float], y: list[float]) -> tuple[float, float, float]:
     res = bootstrap((np.array(x), np.array(y)), lambda a, b: np.mean(a) / np.mean(b) if np.mean(b) else np.nan,
                     paired=True, vectorized=False, n_resamples=2000, method="percentile", random_state=0)
     return point, float(res.confidence_interval.low), float(res.confidence_interval.high)
-
-
-def mean_ci(x: list[float]) -> tuple[float, float, float]:
-    """The mean and its 95% percentile bootstrap CI across seeds (nan with one seed)."""
-    if len(x) < 2:
-        return statistics.mean(x), float("nan"), float("nan")
-    values = np.asarray(x, dtype=float)
-    return bootstrap_ci(lambda idx: float(values[idx].mean()), values.size, n_resamples=2000)
 
 
 def summarize(group: list[dict]) -> dict:
@@ -290,8 +282,6 @@ def main() -> None:
         print(line)
     if args.targets:
         print()
-        from efficiency_targets import target_report  # it imports this module
-
         null = None
         if args.null is not None:
             try:

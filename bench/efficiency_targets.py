@@ -12,8 +12,19 @@ test, bench/search_null.py's): one line per target and group ending in `met` or 
 from __future__ import annotations
 
 import math
+import statistics
 
-from efficiency_report import mean_ci
+import numpy as np
+
+from harnessx.stats.bootstrap import bootstrap_ci
+
+
+def mean_ci(x: list[float]) -> tuple[float, float, float]:
+    """The mean and its 95% percentile bootstrap CI across seeds (nan with one seed)."""
+    if len(x) < 2:
+        return statistics.mean(x), float("nan"), float("nan")
+    values = np.asarray(x, dtype=float)
+    return bootstrap_ci(lambda idx: float(values[idx].mean()), values.size, n_resamples=2000)
 
 
 def _ci(values: list[float]) -> str:
