@@ -77,6 +77,13 @@ class Workdir:
             self._done[key] = proc.stdout
         return self._done[key]
 
+    def alone(self, name: str) -> "Workdir":
+        """A fresh subfolder for a command whose output reads what earlier commands left (the plan
+        estimates discordance from rollouts it finds), so its figure is what a user gets in an empty folder."""
+        path = self.path / name
+        path.mkdir(exist_ok=True)
+        return Workdir(path)
+
     def json(self, pattern: str) -> dict:
         found = sorted(self.path.glob(pattern))
         if len(found) != 1:
@@ -155,7 +162,7 @@ def demo_probes(w: Workdir) -> str:
 
 
 def plan(w: Workdir) -> str:
-    out = " ".join(w.run(*PLAN).split())
+    out = " ".join(w.alone("plan").run(*PLAN).split())
     grab = lambda pattern: re.search(pattern, out).group(1)  # noqa: E731
     rounds, proposals, total = (grab(p) for p in (r"R0 \+ (\d+) rounds", r"rounds x (\d+) proposals",
                                                    r"up to (\d+) rollouts"))
