@@ -80,12 +80,16 @@ class JobLog:
             fh.write(json.dumps({**out, "settings": self.settings}) + "\n")
 
 
+ZERO = 1e-9  # below this a mean over seeds is taken as zero (gains are multiples of 1/(tasks x epochs))
+
+
 def ratio_ci(x: list[float], y: list[float]) -> tuple[float, float, float]:
     """mean(x) / mean(y) and a 95% percentile bootstrap CI, seeds resampled in pairs."""
-    point = statistics.mean(x) / statistics.mean(y) if statistics.mean(y) else float("nan")
+    # a mean of gains that cancel (+0.042 and -0.042 over seeds) is zero up to float rounding: no ratio
+    point = statistics.mean(x) / statistics.mean(y) if abs(statistics.mean(y)) > ZERO else float("nan")
     if len(x) < 2 or not math.isfinite(point):
         return point, float("nan"), float("nan")
-    res = bootstrap((np.array(x), np.array(y)), lambda a, b: np.mean(a) / np.mean(b) if np.mean(b) else np.nan,
+    res = bootstrap((np.array(x), np.array(y)), lambda a, b: np.mean(a) / np.mean(b) if abs(np.mean(b)) > ZERO else np.nan,
                     paired=True, vectorized=False, n_resamples=2000, method="percentile", random_state=0)
     return point, float(res.confidence_interval.low), float(res.confidence_interval.high)
 

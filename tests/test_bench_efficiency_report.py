@@ -175,3 +175,15 @@ def test_the_report_refuses_a_misspelt_candidate_and_malformed_groups_with_the_f
     broken = run(str(bad))
     assert broken.returncode == 2 and f"{bad}: expected the results.json" in broken.stderr
     assert "Traceback" not in broken.stderr
+
+
+def test_a_ratio_to_gains_that_cancel_over_seeds_is_no_ratio():
+    """Gains that cancel over seeds average to zero up to float rounding (+0.1, +0.2, -0.3: 9.3e-18); a
+    ratio to that is not a number (the terminal table printed -1.9e14 for one)."""
+    from efficiency_report import ratio_ci
+
+    paper = [0.1, 0.2, -0.3]
+    assert sum(paper) / 3 != 0.0  # the rounding residue the ratio must not divide by
+    point, lo, hi = ratio_ci([0.0, 0.1, 0.0], paper)
+    assert all(v != v for v in (point, lo, hi))  # nan
+    assert ratio_ci([0.1, 0.2], [0.1, 0.1])[0] == pytest.approx(1.5)
