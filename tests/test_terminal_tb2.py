@@ -70,13 +70,29 @@ NAMES = ["cancel-async-tasks", "circuit-fibsqrt", "constraints-scheduling", "dis
 # Oracle + verifier take over 30 s on an idle 2-core machine (the manifest's runs: 37 s and 86 s).
 SLOW = {"circuit-fibsqrt", "schemelike-metacircular-eval"}
 # Verifiers that give each case their own wall-clock limit, inside the task's own test code (schemelike:
-# 10 s per direct run of interp.py, 60 s per run through eval.scm, then the line below for the case). A
-# limit of the task's own cannot be scaled by the harness without changing the benchmark, and on a loaded
-# machine a correct oracle hits it (seen in a full test run). So for these tasks a case that timed out is
-# not judged: every case that finished must pass, a failure other than a timeout fails the test, and a
-# run where every case timed out skips as not judged. An oracle that loops forever would pass for load;
-# that is the price of not depending on an idle machine.
-TIMED = {"schemelike-metacircular-eval": "FAILED: Timeout"}
+# 10 s per direct run of interp.py, 60 s per run through eval.scm). A limit of the task's own cannot be
+# scaled by the harness without changing the benchmark, and on a loaded machine a correct oracle hits it
+# (seen in full test runs). So for these tasks a case that timed out is not judged: every case that
+# finished must pass, a failure other than a timeout fails the test, and a run where every case timed out
+# skips as not judged. An oracle that loops forever would pass for load; that is the price of not
+# depending on an idle machine.
+# schemelike reports a timeout two ways: "FAILED: Timeout" when the direct or the eval.scm run hit its
+# limit, and "FAILED: OK" when the metacircular run (eval.scm running eval.scm on three of its files)
+# did: its test discards that run's error, so an empty output fails the comparison under the first
+# comparison's message "OK". Each finished eval.scm run prints "takes <seconds>", a timed-out one does
+# not, so such a case has one "takes" line where it ran two.
+METACIRCULAR = ("05-simple", "calculator.scm", "closures.scm")
+
+
+def schemelike_timed_out(case: list[str]) -> bool:
+    """A case of schemelike's verifier log (from its "Testing: " line) that failed on a time limit."""
+    if "FAILED: Timeout" in case:
+        return True
+    runs = sum(line.startswith("takes ") for line in case)
+    return "FAILED: OK" in case and any(f in case[0] for f in METACIRCULAR) and runs < 2
+
+
+TIMED = {"schemelike-metacircular-eval": schemelike_timed_out}
 FULL_LOG = {(name, "oracle") for name in TIMED}  # their oracle check keeps the whole verifier log
 
 
@@ -99,15 +115,40 @@ def oracle_with_log(task, kind: str) -> Outcome:
     return Outcome(task.id, kind, reward == 1.0, reward, 0, log, time.monotonic() - started)
 
 
+def verifier_cases(log: str) -> list[list[str]]:
+    """The verifier's stdout cut into cases, each from its "Testing: <file>" line."""
+    cases: list[list[str]] = []
+    for line in log.splitlines():
+        if line.startswith("Testing: "):
+            cases.append([])
+        if cases:
+            cases[-1].append(line)
+    return cases
+
+
 def oracle_passes(name: str, oracle) -> None:
     if oracle.ok or name not in TIMED:
         assert oracle.ok, f"oracle: reward {oracle.reward}\n{oracle.detail[-3000:]}"
         return
-    failed = [line for line in oracle.detail.splitlines() if line.startswith("FAILED:")]
-    assert failed and all(line == TIMED[name] for line in failed), f"oracle: reward {oracle.reward}\n{oracle.detail}"
-    cases = sum(line.startswith("Testing: ") for line in oracle.detail.splitlines())
-    if len(failed) == cases:
-        pytest.skip(f"{name}: all {cases} cases hit the verifier's own per-case time limits under this load")
+    cases = verifier_cases(oracle.detail)
+    failed = [case for case in cases if any(line.startswith("FAILED:") for line in case)]
+    assert failed and all(TIMED[name](case) for case in failed), f"oracle: reward {oracle.reward}\n{oracle.detail}"
+    if len(failed) == len(cases):
+        pytest.skip(f"{name}: all {len(cases)} cases hit the verifier's own per-case time limits under this load")
+
+
+def test_a_schemelike_case_is_timed_out_only_when_a_run_hit_its_limit():
+    """Logs in the shape schemelike's test_outputs.py prints: a metacircular run that timed out prints no
+    "takes" line and its case reads "FAILED: OK"; with both runs finished the same line is a real mismatch."""
+    log = "\n".join([
+        "Testing: tests/calculator.scm", "takes 31.2", "FAILED: OK",                    # metacircular run timed out
+        "Testing: tests/closures.scm", "takes 12.0", "takes 58.1", "FAILED: OK",        # both finished: a mismatch
+        "Testing: tests/01-basic.scm", "takes 4.1", "FAILED: OK",                       # no metacircular run here
+        "Testing: tests/02-lists.scm", "FAILED: Timeout",                               # direct or eval.scm run
+        "Testing: tests/03-strings.scm", "takes 3.0", "PASSED: OK"])
+    cases = verifier_cases(log)
+    assert [c[0] for c in cases][:2] == ["Testing: tests/calculator.scm", "Testing: tests/closures.scm"]
+    assert [schemelike_timed_out(c) for c in cases] == [True, False, False, True, False]
 
 
 # Tasks whose verifier times the agent's code against the reference it started from, in one process
