@@ -88,6 +88,8 @@ REQUIREMENTS: dict[str, tuple[str, Callable[[], str | None]]] = {
     "shared": ("HARNESSX_REQUIRE_SHARED", _shared),
     "ray": ("HARNESSX_REQUIRE_RAY", _modules("ray", install="pip install -e '.[ray]'")),
     "postgres": ("HARNESSX_REQUIRE_POSTGRES", _postgres),
+    # the driver alone: a closed port is told apart from a missing extra only with it installed
+    "psycopg": ("HARNESSX_REQUIRE_POSTGRES", _modules("psycopg", install="pip install -e '.[postgres]'")),
     "local": ("HARNESSX_REQUIRE_LOCAL", _local),
     "local-server": ("HARNESSX_REQUIRE_LOCAL", _local_server),
     "llama-cpp": ("HARNESSX_REQUIRE_LOCAL", _modules("llama_cpp", install="pip install -e '.[local]'")),

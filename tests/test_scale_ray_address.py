@@ -19,6 +19,7 @@ def closed_port() -> int:
         return s.getsockname()[1]  # closed again when the block ends: nothing listens there
 
 
+@pytest.mark.requires("ray")  # without it the refusal names the missing extra (tests/faults)
 def test_a_dead_address_stops_the_search_before_a_run_directory_exists(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     address = f"127.0.0.1:{closed_port()}"
