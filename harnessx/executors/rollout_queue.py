@@ -130,10 +130,16 @@ class RolloutQueue:
         return bool(self.storage.get_study_user_attrs(self.study_id).get(DONE_ATTR))
 
     def claim(self) -> Claimed | None:
+        """The first waiting rollout this worker wins, or None. A trial another process finished between
+        the listing and the claim (answered, or failed as stale under load) is not ours: the next is tried."""
         for trial in self.storage.get_all_trials(self.study_id, deepcopy=False, states=(TrialState.WAITING,)):
-            if self.storage.set_trial_state_values(trial._trial_id, TrialState.RUNNING):
+            try:
+                if not self.storage.set_trial_state_values(trial._trial_id, TrialState.RUNNING):
+                    continue
                 self.storage.set_trial_system_attr(trial._trial_id, "worker", worker_id())
-                return Claimed(trial._trial_id, trial.number, dict(trial.user_attrs))
+            except UpdateFinishedTrialError:
+                continue
+            return Claimed(trial._trial_id, trial.number, dict(trial.user_attrs))
         return None
 
     def heartbeat(self, trial_id: int) -> None:
