@@ -19,6 +19,7 @@ from harnessx.comparison.run_trials import Candidate, SearchRun, cached_trajecto
 from harnessx.comparison.runs import Contender
 from harnessx.errors import InputError
 from harnessx.harness.model import Harness
+from harnessx.io_read import read_jsonl
 from harnessx.io_write import write_atomic
 from harnessx.scoring.task_score import TaskScore
 from harnessx.trajectory import Trajectory
@@ -52,16 +53,17 @@ def trial_files(folder: Path) -> list[Path]:
     return sorted(folder.glob(f"*{SUFFIX}"), key=lambda p: (p.stat().st_mtime_ns, p.name))
 
 
+def _object(row: Any) -> None:
+    if not isinstance(row, dict):
+        raise ValueError("a line that is not a JSON object")
+
+
 def _read(file: Path) -> tuple[dict, list[dict]]:
-    lines = file.read_text(encoding="utf-8").splitlines()
-    try:
-        header, rows = json.loads(lines[0]), [json.loads(line) for line in lines[1:] if line.strip()]
-    except (ValueError, IndexError):
-        raise InputError(str(file), "is not the JSON lines a compare wrote",
-                         "a header line, then one trial per line") from None
-    if not isinstance(header, dict) or not all(isinstance(r, dict) for r in rows):
-        raise InputError(str(file), "holds a line that is not a JSON object", "a header line, then one trial per line")
-    return header, rows
+    expected = "a header line, then one trial per line (the trials file a compare or eval wrote)"
+    lines = read_jsonl(file, expected, row_check=_object)
+    if lines.torn_tail or not lines.rows:  # written whole (atomically): a cut line is damage, not an append
+        raise InputError(str(file), "is empty or cut short", expected)
+    return lines.rows[0], lines.rows[1:]
 
 
 class CompareRun:
