@@ -25,7 +25,7 @@ from harnessx.scoring import Judge
 from harnessx.search.acceptance import SETTLE_STAGE, AcceptanceRule, Verdict
 from harnessx.stored import seal
 from harnessx.models.preflight import preflight
-from harnessx.search.reporter import Reporter, SilentReporter, announce  # noqa: F401 - Reporter re-exported
+from harnessx.search.reporter import Reporter, announce
 from harnessx.search.arena import Arena, BudgetExhausted, check_budget_buys_r0
 from harnessx.search.breaker import CircuitBreaker, ModelOutage
 from harnessx.search.certify import CertifyConfig, claim_line, claim_metrics, search_claim
@@ -145,7 +145,7 @@ class Search:
         if not resume:
             check_budget_buys_r0(self.config.budget.max_rollouts, self.plan()["per_candidate"])
         await preflight(self.model)  # a model that cannot answer stops here too
-        if self.config.run.meta_model and self.config.run.proposer not in ("rules", "bandit"):  # so does the proposer's meta-model
+        if self.config.run.meta_model and not self.proposer.offline:  # so does the proposer's meta-model
             api_base = self.config.run.meta_api_base
             await preflight(ModelClient(self.config.run.meta_model, api_base=api_base, api_key="local" if api_base else None))
         checkpoint = self.dir.prepare(self.config_record(), resume)

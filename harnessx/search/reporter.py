@@ -30,8 +30,6 @@ class Reporter:
         `before` the replaced incumbent's objective as `to_dict()` ({} when not known)."""
 
 
-SilentReporter = Reporter  # the name the loop's callers have used for the default
-
 
 def announce(reporter: Reporter, objective: Any, rows: list[dict], before: Any | None) -> None:
     """`accepted(row, before)` for each move among these ledger rows."""

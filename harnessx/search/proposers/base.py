@@ -83,10 +83,13 @@ class Proposer(ABC):
         name: the name recorded in the run's config and ledger.
         dropped: the drafts the last `propose` call refused, each a one-line reason (an LLM draft
             that did not parse, an edit outside the space); the loop prints them. Default: none.
+        offline: True for a proposer that calls no model; otherwise the loop pre-flights the
+            search's `--meta-model` before anything is written. Default: False.
     """
 
     name: str = ""
     dropped: Sequence[str] = ()
+    offline: bool = False
 
     @abstractmethod
     def propose(self, ctx: RoundContext, k: int) -> list[Proposal]:

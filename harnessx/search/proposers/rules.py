@@ -29,6 +29,7 @@ SAMPLER_TRIES = 8
 
 class RulesProposer(Proposer):
     name = "rules"
+    offline = True  # edits from the space by failure mode; no model
 
     def propose(self, ctx: RoundContext, k: int) -> list[Proposal]:
         counts = ctx.failure_modes()
