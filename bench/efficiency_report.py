@@ -25,6 +25,7 @@ import argparse
 import json
 import math
 import statistics
+import warnings
 from pathlib import Path
 
 import matplotlib
@@ -83,14 +84,26 @@ class JobLog:
 ZERO = 1e-9  # below this a mean over seeds is taken as zero (gains are multiples of 1/(tasks x epochs))
 
 
+def ratio_text(point: float, lo: float, hi: float, ci: bool = True) -> str:
+    """A ratio and its CI as the tables print them: "n/a" for a ratio to a zero mean, "[n/a]" for a CI
+    the bootstrap cannot give (one seed, or resamples whose reference mean is zero)."""
+    text = f"{point:.2f}" if math.isfinite(point) else "n/a"
+    if not ci:
+        return text
+    return f"{text} [{lo:.2f}, {hi:.2f}]" if math.isfinite(lo) and math.isfinite(hi) else f"{text} [n/a]"
+
+
 def ratio_ci(x: list[float], y: list[float]) -> tuple[float, float, float]:
     """mean(x) / mean(y) and a 95% percentile bootstrap CI, seeds resampled in pairs."""
     # a mean of gains that cancel (+0.042 and -0.042 over seeds) is zero up to float rounding: no ratio
     point = statistics.mean(x) / statistics.mean(y) if abs(statistics.mean(y)) > ZERO else float("nan")
     if len(x) < 2 or not math.isfinite(point):
         return point, float("nan"), float("nan")
-    res = bootstrap((np.array(x), np.array(y)), lambda a, b: np.mean(a) / np.mean(b) if abs(np.mean(b)) > ZERO else np.nan,
-                    paired=True, vectorized=False, n_resamples=2000, method="percentile", random_state=0)
+    with warnings.catch_warnings():  # a degenerate resample distribution gives a nan CI, printed as n/a
+        warnings.simplefilter("ignore")
+        res = bootstrap((np.array(x), np.array(y)),
+                        lambda a, b: np.mean(a) / np.mean(b) if abs(np.mean(b)) > ZERO else np.nan,
+                        paired=True, vectorized=False, n_resamples=2000, method="percentile", random_state=0)
     return point, float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
@@ -128,7 +141,7 @@ def report(summary: dict, shape: str) -> None:
           f"{'harmful/accepted':>17} {'harmful rounds':>15}   ratios to {ref} [95% CI]: rollouts | gain search | "
           f"gain held-out | gain/1k")
     for name, s in summary["strategies"].items():
-        text = " | ".join(f"{p:.2f} [{lo:.2f}, {hi:.2f}]" for p, lo, hi in s[f"ratio_to_{ref}"].values())
+        text = " | ".join(ratio_text(*r) for r in s[f"ratio_to_{ref}"].values())
         harm_rounds = f"{s['harmful']}/{s['rounds']} = {s['harmful'] / s['rounds']:.3f}" if s["rounds"] else "n/a"
         m, harm = s["mean"], f"{s['harmful']}/{s['accepted']}"  # GEPA: steps of its selected candidate's lineage
         print(f"  {name:11} {m['rollouts']:9.0f} {m['gain_search']:+15.3f} {m['gain_heldout']:+17.3f} "
@@ -183,8 +196,7 @@ NAMES = {"paper": "paper (greedy)", "gepa": "GEPA"}
 
 
 def _with_ratio(value: str, ratio: list, reference: bool) -> str:
-    point, lo, hi = ratio
-    return f"{value} ({point:.2f})" if reference else f"{value} ({point:.2f} [{lo:.2f}, {hi:.2f}])"
+    return f"{value} ({ratio_text(*ratio, ci=not reference)})"
 
 
 def markdown_rows(summaries: list[dict]) -> list[str]:

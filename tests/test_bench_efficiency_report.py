@@ -187,3 +187,18 @@ def test_a_ratio_to_gains_that_cancel_over_seeds_is_no_ratio():
     point, lo, hi = ratio_ci([0.0, 0.1, 0.0], paper)
     assert all(v != v for v in (point, lo, hi))  # nan
     assert ratio_ci([0.1, 0.2], [0.1, 0.1])[0] == pytest.approx(1.5)
+
+
+def test_a_ratio_with_no_number_prints_n_a_never_nan():
+    """The tables print a ratio to a zero mean as n/a and a CI the bootstrap cannot give as [n/a]
+    (the console table printed "nan [nan, nan]" for them)."""
+    from efficiency_report import markdown_rows, ratio_text
+
+    assert ratio_text(0.25, float("nan"), float("nan")) == "0.25 [n/a]"
+    assert ratio_text(float("nan"), float("nan"), float("nan")) == "n/a [n/a]"
+    assert ratio_text(0.5, 0.25, 0.75) == "0.50 [0.25, 0.75]"
+    assert ratio_text(float("nan"), 0.0, 0.0, ci=False) == "n/a"
+    # the paper gains nothing held-out in either seed: every held-out ratio to it is n/a
+    group = [job(s, {"paper": row(2400, 0.2, 0.0), "stack": row(800, 0.1, 0.05)}) for s in (0, 1)]
+    paper, stack = markdown_rows([summarize(group)])
+    assert "+0.000 (n/a)" in paper and "+0.050 (n/a [n/a])" in stack and "nan" not in paper + stack
