@@ -96,3 +96,28 @@ def test_the_screen_is_weighted_to_the_incumbent_s_failing_pairs():
     failing = [t for t in screen if success[t.id] < 1]
     assert len(screen) == ExploreSettings.screen and len(failing) >= len(screen) // 2
     assert {t.stratum for t in screen} == {"blocked", "feasible"} and len(order) == 2 * N
+
+
+def test_window_design_judges_everyone_on_one_blind_rotating_window():
+    """`design=window`: the incumbent and every proposal meet on the round's `screen` tasks of the
+    rotated order (blind to outcomes: the same tasks whoever failed), the best mean moves on
+    p < move_p, a copy and a loser do not, and nothing past the window is paid."""
+    rule = Explore(design="window", screen=24, move_p=0.5)
+    win, copy = better("win", 3), evaluation("copy", TASKS, flags(0.4, 1), flags(0.5, 2))
+    worse = evaluation("worse", TASKS, [0] * N, [0] * N)
+    verdicts, arena = judge(rule, INC, copy, win, worse)
+    assert [v.accepted for v in verdicts] == [False, True, False]
+    assert {v.stage for v in verdicts} == {"window 24/80 tasks"} and "p = " in verdicts[1].reason
+    assert "behind" in verdicts[0].reason and "behind" in verdicts[2].reason
+    window = [t.id for t in arena.rotated(0)[:24]]
+    assert rule.blind_window(arena) == arena.rotated(0)[:24]
+    assert {name: n for name, n in arena.served} == {"inc": 24, "copy": 24, "win": 24, "worse": 24}
+    assert sorted(t.id for t in rule.blind_window(arena)) == sorted(window)
+    arena.round = 2  # the next round's window is the next 24 tasks of the order
+    assert [t.id for t in rule.blind_window(arena)] == [t.id for t in arena.rotated(24)[:24]]
+
+
+def test_window_design_costs_k_plus_one_windows_a_round():
+    from harnessx.search.explore import climb_rollouts
+    assert climb_rollouts(ExploreSettings(design="window", screen=32), 128, 3) == 4 * 32
+    assert climb_rollouts(ExploreSettings(design="window", screen=32), 20, 3) == 4 * 20

@@ -25,6 +25,12 @@ interleaved, so a pair of neighbours is the sampling unit):
    proposer may bring it back on a new incumbent.
 
 The moved-to harness has every task of the split, so the next round's incumbent costs nothing.
+
+`design = "window"` (measured beside the default, not the default; docs/search-benchmarks.md) skips
+steps 1–2: the incumbent and every proposal meet on one window of `screen` tasks of the rotated order,
+chosen blind to outcomes and new each round, and the best mean there is moved to on step 3's bar. It
+pays (K + 1) windows a round and no climb; the loop scores the selected harness on the whole split
+at the end, so the summary compares it with R0 on the same tasks.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from harnessx.search.arena import Arena
 from harnessx.search.screening import subset
 from harnessx.search.veto import p_harmed, vetoes
 
-DESIGNS = ("promote", "halving")
+DESIGNS = ("promote", "halving", "window")
 FAILING_SHARE = 0.75  # of the screen's pairs, taken where the incumbent failed
 
 
@@ -50,7 +56,8 @@ class ExploreSettings:
     """The rule's knobs (`--accept default` uses these defaults)."""
 
     screen: int = 16          # tasks (whole blocked–feasible pairs) every proposal is screened on
-    design: str = "promote"   # promote: the screen's best climbs; halving: the better half climbs each rung
+    design: str = "promote"   # promote: the screen's best climbs; halving: the better half climbs each rung;
+    #                           window: every proposal and the incumbent on one rotating window of `screen` tasks
     move_p: float = 0.3       # move when the climber's one-sided paired p on the whole split is below this
     veto_alpha: float = 0.05  # the harm veto's level (a stratum or false abstention worse at p < this)
     futility: float = 0.0     # a climber whose mean difference is not above this stops
@@ -74,9 +81,17 @@ class Explore(AcceptanceRule):
         self.settings = settings or ExploreSettings(**options)
 
     async def incumbent_evaluation(self, incumbent: Harness, arena: Arena) -> Evaluation:
-        """The tasks the incumbent already has (no new rollout), or the whole split if it has none."""
+        """The tasks the incumbent already has (no new rollout), or the whole split if it has none
+        (`window`: the round's window)."""
         paid = arena.paid_tasks(incumbent)
+        if self.settings.design == "window":
+            return await arena.evaluate_on(incumbent, paid or self.blind_window(arena))
         return await (arena.evaluate_on(incumbent, paid) if paid else arena.evaluate(incumbent))
+
+    def blind_window(self, arena: Arena) -> list:
+        """`window`: this round's `screen` tasks of the rotated order, chosen blind to every outcome."""
+        size = min(self.settings.screen, len(arena.tasks))
+        return arena.rotated(max(arena.round - 1, 0) * size)[:size]
 
     def window(self, arena: Arena, incumbent_eval: Evaluation) -> tuple[list, list]:
         """(screen tasks, the rotated order the rungs take their tasks from)."""
@@ -93,6 +108,8 @@ class Explore(AcceptanceRule):
 
     async def judge(self, incumbent: Harness, proposals: list[Harness], arena: Arena) -> list[Verdict]:
         s, key, strata, n = self.settings, arena.objective.value_key, arena.objective.strata, len(arena.tasks)
+        if s.design == "window":
+            return await self._judge_window(incumbent, proposals, arena)
         screen, order = self.window(arena, await self.incumbent_evaluation(incumbent, arena))
         verdicts, means = {}, {}
         climbing = list(range(len(proposals)))
@@ -134,19 +151,44 @@ class Explore(AcceptanceRule):
             tasks = tasks + [t for t in order[:prefix] if t.id not in picked]
         return [verdicts[i] for i in range(len(proposals))]
 
+    async def _judge_window(self, incumbent: Harness, proposals: list[Harness], arena: Arena) -> list[Verdict]:
+        """`window`: the incumbent and every proposal on this round's blind window (a fresh sample each
+        round, so neither the incumbent's lucky rollouts nor a lucky screen carries over); the best
+        mean on it is moved to on p < move_p and a silent veto, the others ahead stay undecided."""
+        key, strata, tasks = arena.objective.value_key, arena.objective.strata, self.blind_window(arena)
+        stage = "full" if len(tasks) >= len(arena.tasks) else f"window {len(tasks)}/{len(arena.tasks)} tasks"
+        inc, *evals = await asyncio.gather(arena.evaluate_on(incumbent, tasks),
+                                           *(arena.evaluate_on(p, tasks) for p in proposals))
+        verdicts, means, pairs = {}, {}, {}
+        for i, ev in enumerate(evals):
+            pairs[i] = Paired.of(ev, inc, key)
+            verdicts[i] = verdict = Verdict(ev, stage)
+            describe(verdict, pairs[i], strata)
+            means[i] = verdict.mean_diff if ev.scorecard.joint.n else -math.inf
+        ahead = sorted((i for i in means if means[i] > self.settings.futility), key=lambda i: (-means[i], i))
+        for i in set(means) - set(ahead):
+            verdicts[i].reason = f"behind at {stage}: mean Δ = {means[i]:+.3f}, not above {self.settings.futility:+.3f}"
+        if ahead:
+            self._move(verdicts, ahead[0], pairs[ahead[0]], strata)
+        for i in ahead[1:]:
+            verdicts[i].undecided = True
+            verdicts[i].reason = f"ahead at {stage} (mean Δ = {means[i]:+.3f}) but another proposal was further"
+        return [verdicts[i] for i in range(len(proposals))]
+
     def _move(self, verdicts: dict[int, Verdict], i: int, paired: Paired, strata: tuple[str, ...]) -> None:
         s, verdict = self.settings, verdicts[i]
         mean, p = paired.test()
         verdict.p_value = verdict.p_adjusted = p
+        where = "on the whole split" if verdict.stage == "full" else f"at {verdict.stage}"
         vetoed = vetoes(paired, strata, p_harmed(s.veto_alpha))
         if vetoed:
             verdict.reason = f"not moved: mean Δ = {mean:+.3f} but {'/'.join(vetoed)} worse (p_harm < {s.veto_alpha:g})"
         elif p >= s.move_p:
             verdict.undecided = True
-            verdict.reason = f"not moved: mean Δ = {mean:+.3f} on the whole split, p = {p:.3f} >= {s.move_p:g}"
+            verdict.reason = f"not moved: mean Δ = {mean:+.3f} {where}, p = {p:.3f} >= {s.move_p:g}"
         else:
             verdict.accepted = True
-            verdict.reason = (f"moved to: mean Δ = {mean:+.3f} on the whole split, p = {p:.3f} < {s.move_p:g} "
+            verdict.reason = (f"moved to: mean Δ = {mean:+.3f} {where}, p = {p:.3f} < {s.move_p:g} "
                               "(a move, not a claim: the claim at the end certifies)")
 
 
@@ -157,6 +199,8 @@ def climb_rollouts(settings: ExploreSettings, n: int, k: int) -> int:
     (the whole split once those reach its last pair). The
     incumbent costs nothing (R0 and every moved-to harness have every task)."""
     s = min(settings.screen, n)
+    if settings.design == "window":  # every proposal and the (new) incumbent on one window
+        return (k + 1) * s
     sizes, r = [s], 0
     while sizes[-1] < n:
         r += 1

@@ -110,10 +110,14 @@ class OptunaLedger:
         value, which no acceptance rule confirmed) is another trial. Optuna refuses to change a
         finished trial, so the selected trial itself carries `accepted=True` from its creation and the
         study attrs name it; values are never altered."""
-        trials = self.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-        chosen = [t for t in trials if t.user_attrs.get("hash") == selected_hash
-                  and t.user_attrs.get("round") == selected_round]
-        chosen = chosen or [t for t in trials if t.user_attrs.get("hash") == selected_hash and t.user_attrs.get("accepted")]
+        trials = self.study.get_trials(deepcopy=False)
+        mine = [t for t in trials if t.user_attrs.get("hash") == selected_hash]
+        complete = [t for t in mine if t.state == TrialState.COMPLETE]
+        # a trial judged on the whole split first; else one moved to on part of it (`window`: PRUNED)
+        chosen = next((c for c in ([t for t in complete if t.user_attrs.get("round") == selected_round],
+                                   [t for t in complete if t.user_attrs.get("accepted")],
+                                   [t for t in mine if t.user_attrs.get("round") == selected_round],
+                                   [t for t in mine if t.user_attrs.get("accepted")]) if c), [])
         if not chosen:
             return
         trial = chosen[-1]
@@ -121,10 +125,15 @@ class OptunaLedger:
         for key, value in {"selected_trial": trial.number, "selected_hash": selected_hash,
                            "selected_round": selected_round}.items():
             self.study.set_user_attr(key, value)
-        note = ("" if best.number == trial.number else
-                f"HarnessX selected trial {trial.number} (value {trial.value:.4f}, the last harness an acceptance "
-                f"rule confirmed), not Optuna's best_trial {best.number} (value {best.value:.4f}: Optuna ranks by the "
-                "search-split value alone); the selection is the trial the study attr selected_trial names")
+        if trial.state != TrialState.COMPLETE:
+            note = (f"HarnessX selected trial {trial.number}, moved to on part of the search split (PRUNED: Optuna "
+                    f"holds no value for it; the run's summary scores it on the whole split), not Optuna's best_trial "
+                    f"{best.number}, which ranks whole-split values only")
+        else:
+            note = ("" if best.number == trial.number else
+                    f"HarnessX selected trial {trial.number} (value {trial.value:.4f}, the last harness an acceptance "
+                    f"rule confirmed), not Optuna's best_trial {best.number} (value {best.value:.4f}: Optuna ranks by "
+                    "the search-split value alone); the selection is the trial the study attr selected_trial names")
         self.study.set_user_attr("selection_note", note)
 
 
