@@ -6,17 +6,26 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from harnessx.envs.toy import ToySuite
 from harnessx.search import Search, SearchConfig, make_acceptance
 
+SUITE = ToySuite(n_sources=8)  # 24 tasks: a window of 8 is a third of the split
 
-def test_a_window_search_judges_on_windows_and_reports_the_selected_on_the_whole_split(tmp_path):
-    suite = ToySuite(n_sources=8)  # 24 tasks: a window of 8 is a third of the split
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory):
+    """One window search, read by both tests."""
     config = SearchConfig.of(objective="joint", env="toy", model="sim/baseline", rounds=4, proposals=3, seed=1,
-                             runs_dir=str(tmp_path / "runs"), tracking_uri=None, concurrency=4)
+                             runs_dir=str(tmp_path_factory.mktemp("window") / "runs"), tracking_uri=None,
+                             concurrency=4, name="w")
     rule = make_acceptance("default", design="window", screen=8, move_p=0.6)  # one flip (p = 0.5) moves
-    result = asyncio.run(Search(config, suite=suite, acceptance=rule).run())
-    n = len(suite.tasks("search"))
+    return asyncio.run(Search(config, suite=SUITE, acceptance=rule).run())
+
+
+def test_a_window_search_judges_on_windows_and_reports_the_selected_on_the_whole_split(result):
+    n = len(SUITE.tasks("search"))
     proposals = [row for row in result.ledger if row["parent"]]
     assert proposals and all(row["stage"] == f"window 8/{n} tasks" for row in proposals)
     moved = [row for row in proposals if row["accepted"]]
@@ -26,16 +35,12 @@ def test_a_window_search_judges_on_windows_and_reports_the_selected_on_the_whole
     assert selected.n == r0.n == n  # judged on 8 tasks a round, reported on all of them
 
 
-def test_optuna_names_a_window_search_s_selection_though_its_trial_has_no_whole_split_value(tmp_path):
+def test_optuna_names_a_window_search_s_selection_though_its_trial_has_no_whole_split_value(result):
     import optuna
     from optuna.storages import JournalStorage
     from optuna.storages.journal import JournalFileBackend
     from optuna.trial import TrialState
 
-    config = SearchConfig.of(objective="joint", env="toy", model="sim/baseline", rounds=4, proposals=3, seed=1,
-                             runs_dir=str(tmp_path / "runs"), tracking_uri=None, concurrency=4, name="w")
-    rule = make_acceptance("default", design="window", screen=8, move_p=0.6)
-    result = asyncio.run(Search(config, suite=ToySuite(n_sources=8), acceptance=rule).run())
     storage = JournalStorage(JournalFileBackend(str(result.run_dir / "optuna.log")))
     study = optuna.load_study(study_name=optuna.get_all_study_names(storage)[0], storage=storage)
     selected = next(r for r in reversed(result.ledger) if r["accepted"])

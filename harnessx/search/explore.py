@@ -122,9 +122,7 @@ class Explore(AcceptanceRule):
                 paired = Paired.of(ev, inc, key)
                 if rung:  # past the screen: the rung's prefix of the order, chosen blind to outcomes
                     paired = subset(paired, [t.id for t in order[:prefix]])
-                verdicts[i] = verdict = Verdict(ev, stage)
-                describe(verdict, paired, strata)
-                means[i] = verdict.mean_diff if ev.scorecard.joint.n else -math.inf
+                verdicts[i], means[i] = _verdict(ev, paired, stage, strata)
             # on the screen a tie may climb (16 tasks often show a small gain as none); past it, only a lead
             ahead = sorted((i for i in climbing if means[i] > s.futility or rung == 0 and means[i] == s.futility),
                            key=lambda i: (-means[i], i))
@@ -159,12 +157,10 @@ class Explore(AcceptanceRule):
         stage = "full" if len(tasks) >= len(arena.tasks) else f"window {len(tasks)}/{len(arena.tasks)} tasks"
         inc, *evals = await asyncio.gather(arena.evaluate_on(incumbent, tasks),
                                            *(arena.evaluate_on(p, tasks) for p in proposals))
-        verdicts, means, pairs = {}, {}, {}
+        pairs = {i: Paired.of(ev, inc, key) for i, ev in enumerate(evals)}
+        verdicts, means = {}, {}
         for i, ev in enumerate(evals):
-            pairs[i] = Paired.of(ev, inc, key)
-            verdicts[i] = verdict = Verdict(ev, stage)
-            describe(verdict, pairs[i], strata)
-            means[i] = verdict.mean_diff if ev.scorecard.joint.n else -math.inf
+            verdicts[i], means[i] = _verdict(ev, pairs[i], stage, strata)
         ahead = sorted((i for i in means if means[i] > self.settings.futility), key=lambda i: (-means[i], i))
         for i in set(means) - set(ahead):
             verdicts[i].reason = f"behind at {stage}: mean Δ = {means[i]:+.3f}, not above {self.settings.futility:+.3f}"
@@ -190,6 +186,14 @@ class Explore(AcceptanceRule):
             verdict.accepted = True
             verdict.reason = (f"moved to: mean Δ = {mean:+.3f} {where}, p = {p:.3f} < {s.move_p:g} "
                               "(a move, not a claim: the claim at the end certifies)")
+
+
+def _verdict(ev: Evaluation, paired: Paired, stage: str, strata: tuple[str, ...]) -> tuple[Verdict, float]:
+    """A proposal's verdict at `stage` from its paired differences, and the mean that ranks it
+    (-inf when nothing of it could be scored)."""
+    verdict = Verdict(ev, stage)
+    describe(verdict, paired, strata)
+    return verdict, verdict.mean_diff if ev.scorecard.joint.n else -math.inf
 
 
 def climb_rollouts(settings: ExploreSettings, n: int, k: int) -> int:

@@ -248,9 +248,10 @@ class Search:
         if incumbent.hash != confirmed.hash:  # a stack never confirmed is not selected
             self.reporter.note(f"the working incumbent's stack was not confirmed ({state['stop_reason'] or 'stopped'}): "
                                "the selected harness is the last confirmed one")
+        # the selected harness on the whole split, like R0 (a stack's working incumbent, or a rule that
+        # moved on part of the split, `window`, leaves another harness or fewer tasks here)
+        if inc_eval.harness.hash != confirmed.hash or len(inc_eval.tasks) < len(arena.tasks):
             inc_eval = await arena.evaluate(confirmed)
-        elif len(inc_eval.tasks) < len(arena.tasks):  # a rule that moved on part of the split (`window`)
-            inc_eval = await arena.evaluate(confirmed)  # the summary compares it with R0 on the same tasks
         optuna_ledger.mark_selected(confirmed.hash, state["incumbent_round"])
         claim = await search_claim(self, r0_eval.harness, confirmed, arena.rollouts, arena.cost)
         study.set_user_attr("claim", claim)
