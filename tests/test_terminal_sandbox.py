@@ -5,6 +5,7 @@ sandbox is a clear error, never an unsandboxed run."""
 from __future__ import annotations
 
 import shutil
+import signal
 import socket
 import threading
 from pathlib import Path
@@ -103,6 +104,23 @@ def test_escapes_fail(box, tmp_path, host_server):
 def test_capabilities_are_dropped(box):
     caps = box.run("grep CapEff /proc/self/status", 30).stdout
     assert caps.split()[-1] == "0000000000000000"
+
+
+@pytest.fixture
+def launched_ignoring_interrupts():
+    """The test process ignores SIGINT and SIGQUIT, as a job started with `cmd &` from a script
+    does; restored afterwards."""
+    saved = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGQUIT)}
+    yield
+    for sig, handler in saved.items():
+        signal.signal(sig, handler)
+
+
+def test_what_runs_in_the_sandbox_never_inherits_ignored_interrupts(box, launched_ignoring_interrupts):
+    """A verifier or task command whose behaviour relies on SIGINT must see the default disposition
+    however harnessx was started, or a correct solution scores 0."""
+    ignored = box.run("grep SigIgn /proc/self/status", 30).stdout.split()[-1]
+    assert int(ignored, 16) & (1 << (signal.SIGINT - 1) | 1 << (signal.SIGQUIT - 1)) == 0, ignored
 
 
 def test_time_limit_kills_the_command(box):

@@ -26,7 +26,14 @@ from harnessx.models import ModelClient
 from harnessx.models.providers import register_script
 from harnessx.tasks import ToolCall
 from test_terminal_env import make_task
-from test_terminal_sandbox import assert_escapes_fail, available, docker_or_skip, host_server, layout  # noqa: F401
+from test_terminal_sandbox import (  # noqa: F401
+    assert_escapes_fail,
+    available,
+    docker_or_skip,
+    host_server,
+    launched_ignoring_interrupts,
+    layout,
+)
 
 pytestmark = pytest.mark.requires("sandbox")
 
@@ -151,6 +158,23 @@ def test_timeout_interrupts_the_command_and_keeps_the_shell(session):
     assert "shell was kept" in result.notes[0] and result.duration_s < 10
     nxt = session.run("pwd; echo $KEEP", 30)
     assert nxt.stdout == "/tmp\n1\n" and not nxt.notes and session.starts == 1
+
+
+def test_a_timeout_interrupts_even_when_started_ignoring_interrupts(tmp_path, launched_ignoring_interrupts):
+    """Started by `harnessx ... &` from a script, the shell inherited an ignored SIGINT: no timeout
+    could interrupt a command, the shell was restarted and its state lost, silently."""
+    for name in available():
+        box = make_sandbox(name)
+        box.start(layout(tmp_path / name))
+        sh = ShellSession(box, "/app", timeout=60)
+        try:
+            sh.run("cd /tmp && export KEEP=1", 30)
+            result = sh.run("sleep 60", 1)
+            assert result.timed_out and "shell was kept" in result.notes[0], (name, result.notes)
+            assert sh.run("pwd; echo $KEEP", 30).stdout == "/tmp\n1\n" and sh.starts == 1
+        finally:
+            sh.close()
+            box.stop()
 
 
 def test_a_timeout_that_ends_the_shell_says_both(session):

@@ -158,9 +158,16 @@ class Contained:
             self.cgroup = None
 
 
+# Signals a launcher may have left ignored (`cmd &` in a script ignores SIGINT and SIGQUIT, `nohup`
+# SIGHUP): the sandbox starts from the default, or a timeout could not interrupt the agent's command
+# and a verifier relying on SIGINT would fail a correct solution.
+INHERITED_IGNORES = (signal.SIGINT, signal.SIGQUIT, signal.SIGHUP, signal.SIGTERM)
+
+
 def rlimits(limits: Limits, timeout: float, join: Callable[[], None] | None = None):
     """A preexec function applying the limits to the sandbox process and everything it starts (and
-    moving it into the sandbox's control group first, with `join`)."""
+    moving it into the sandbox's control group first, with `join`), from default signal
+    dispositions and an empty signal mask whatever harnessx inherited."""
     cpu = max(1, int(limits.cpus * timeout) + 1)
     memory = limits.memory_mb * 1024 * 1024
     fsize = limits.storage_mb * 1024 * 1024
@@ -168,6 +175,9 @@ def rlimits(limits: Limits, timeout: float, join: Callable[[], None] | None = No
     def apply() -> None:
         if join is not None:
             join()
+        for sig in INHERITED_IGNORES:  # a handler does not survive exec, an ignore does
+            signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, ())
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
