@@ -52,7 +52,6 @@ class FreshIncumbent(Explore):
         super().__init__(settings, **options)
         self.selected_on: dict[str, list[int]] = {}  # moved-to hash -> the seeds whose rollouts selected it
         self.compared_on: dict[str, list[int]] = {}  # moved-to hash -> the seeds it is compared over
-        self.moves = 0
 
     async def incumbent_evaluation(self, incumbent: Harness, arena) -> Evaluation:
         """The whole split on the seeds that selected it (R0: the arena's): paid already, no rollout."""
@@ -63,8 +62,7 @@ class FreshIncumbent(Explore):
         seeds = self.compared_on.get(incumbent.hash, arena.seeds)
         verdicts = await super().judge(incumbent, proposals, SeedView(arena, seeds))
         for proposal, verdict in zip(proposals, verdicts):
-            if verdict.accepted:
-                self.moves += 1
+            if verdict.accepted:  # the n-th move's fresh seeds: the arena's shifted by n offsets
                 self.selected_on[proposal.hash] = seeds
-                self.compared_on[proposal.hash] = [s + OFFSET * self.moves for s in arena.seeds]
+                self.compared_on[proposal.hash] = [s + OFFSET * len(self.selected_on) for s in arena.seeds]
         return verdicts

@@ -160,21 +160,14 @@ def test_timeout_interrupts_the_command_and_keeps_the_shell(session):
     assert nxt.stdout == "/tmp\n1\n" and not nxt.notes and session.starts == 1
 
 
-def test_a_timeout_interrupts_even_when_started_ignoring_interrupts(tmp_path, launched_ignoring_interrupts):
+def test_a_timeout_interrupts_even_when_started_ignoring_interrupts(launched_ignoring_interrupts, session):
     """Started by `harnessx ... &` from a script, the shell inherited an ignored SIGINT: no timeout
-    could interrupt a command, the shell was restarted and its state lost, silently."""
-    for name in available():
-        box = make_sandbox(name)
-        box.start(layout(tmp_path / name))
-        sh = ShellSession(box, "/app", timeout=60)
-        try:
-            sh.run("cd /tmp && export KEEP=1", 30)
-            result = sh.run("sleep 60", 1)
-            assert result.timed_out and "shell was kept" in result.notes[0], (name, result.notes)
-            assert sh.run("pwd; echo $KEEP", 30).stdout == "/tmp\n1\n" and sh.starts == 1
-        finally:
-            sh.close()
-            box.stop()
+    could interrupt a command, the shell was restarted and its state lost, silently. (The ignore is
+    requested first, so it is in place before the session's sandbox starts.)"""
+    session.run("cd /tmp && export KEEP=1", 30)
+    result = session.run("sleep 60", 1)
+    assert result.timed_out and "shell was kept" in result.notes[0], result.notes
+    assert session.run("pwd; echo $KEEP", 30).stdout == "/tmp\n1\n" and session.starts == 1
 
 
 def test_a_timeout_that_ends_the_shell_says_both(session):
