@@ -5,6 +5,8 @@
               a move on modest evidence (`--default design=halving,move_p=0.3` etc.);
 - fresh:      the default with each moved-to incumbent compared over fresh seeds, never on the rollouts
               that selected it (bench/fresh_incumbent.py; measured, not shipped; takes --default's options);
+- unseen:     the default with each move decided on the tasks the round's screen did not see
+              (bench/unseen_move.py; measured, not shipped; takes --default's options);
 - paper:      `greedy` acceptance, every proposal fully evaluated (R0 + rounds x proposals);
 - paired:     paired test + Holm + racing, same proposer and shape, 1 rollout per task;
 - sequential: screen the round's proposals on a fifth of the split, test the best on the rest
@@ -67,10 +69,11 @@ from harnessx.sim.pairing import with_rho
 from efficiency_report import JobLog, frontier_plot, job_key, report, summarize, target_lines, write_results
 from efficiency_targets import target_report
 from fresh_incumbent import FreshIncumbent
+from unseen_move import UnseenMove
 
-STRATEGIES = ("paper", "default", "fresh", "paired", "sequential", "stack", "gepa", "oracle", "composite")
+STRATEGIES = ("paper", "default", "fresh", "unseen", "paired", "sequential", "stack", "gepa", "oracle", "composite")
 BARE = ("paper", "default", "gepa")  # a bare invocation: the paper's protocol, the shipped default and GEPA
-CANDIDATES = ("default", "fresh", "sequential", "stack")  # the rules whose targets the bench judges at its end
+CANDIDATES = ("default", "fresh", "unseen", "sequential", "stack")  # the rules whose targets the bench judges at its end
 RULES = {"paper": "greedy", "default": "default", "paired": "paired", "sequential": "sequential", "stack": "stack"}
 
 
@@ -197,12 +200,12 @@ class Composing(Proposer):
 def run_search(rule: str, seed: int, suite, args, tmp: Path, cache: Path, model: str, truth: Truth | None = None):
     # the bounds bring their own rule object (its name goes into the run's config record)
     config = SearchConfig.of(objective="joint", env=suite.name, model=model, seed=seed,
-                          proposer="bandit" if rule in ("default", "fresh") else "rules",  # the shipped default's own
+                          proposer="bandit" if rule in ("default", "fresh", "unseen") else "rules",  # the shipped default's own
                           accept=rule if rule in RULES.values() else "greedy", rounds=args.rounds, proposals=args.proposals, runs_dir=str(tmp), name=f"{rule}-{seed}",
                           tracking_uri=None)
-    options = {"sequential": args.sequential, "stack": args.stack, "default": args.default, "fresh": args.default}.get(rule, {})
+    options = {"sequential": args.sequential, "stack": args.stack, "default": args.default, "fresh": args.default, "unseen": args.default}.get(rule, {})
     acceptance = (Oracle(truth) if rule in ("oracle", "composite") else FreshIncumbent(ExploreSettings(**options))
-                  if rule == "fresh" else make_acceptance(rule, **options) if options else None)
+                  if rule == "fresh" else UnseenMove(ExploreSettings(**options)) if rule == "unseen" else make_acceptance(rule, **options) if options else None)
     search = Search(config, suite=suite, acceptance=acceptance, proposer=Composing() if rule == "composite" else None)
     search.dir.prepare(search.config_record(), resume=False)
     run_dir = search.dir.path
@@ -358,7 +361,7 @@ def main() -> None:
         print(f"\n  results: {out_dir / 'results.json'}, plot: {frontier_plot(summaries, out_dir / 'frontier.png')}")
     for candidate in (c for c in CANDIDATES if c in args.strategies) if summaries and "paper" in args.strategies else ():
         print(f"\n== targets for {candidate} (on the means over seeds)")
-        lines = target_report(summaries, candidate) if candidate in ("default", "fresh") else target_lines(
+        lines = target_report(summaries, candidate) if candidate in ("default", "fresh", "unseen") else target_lines(
             summaries, settings(args), candidate)
         print("\n".join(lines))
     print(f"\n  wall {time.monotonic() - started:.0f}s")
