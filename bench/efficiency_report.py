@@ -10,9 +10,8 @@
 - `markdown_rows`: the README's table rows from a `results.json` (`python bench/efficiency_report.py
   runs/bench-efficiency/results.json`), so its figures are copied from a file, not by hand; with
   `--plot` the frontier again.
-- `target_lines`: issue #13's targets for a candidate rule (sequential, stack), judged per (suite,
-  world, noise) from the same figures; `--targets default` prints the default search's targets instead
-  (bench/efficiency_targets.py), each met or missed on the means over seeds, CIs beside it.
+- `--targets default` prints the default search's targets (bench/efficiency_targets.py), judged per
+  (suite, world, noise) from the same figures, each met or missed on the means over seeds, CIs beside it.
 - `frontier_plot`: `<out>/frontier.png`, ground-truth gain on the search split against rollouts, a
   panel per (suite, world, noise): each seed's search as a small dot, each strategy's mean as a
   marker with its 95% CI across seeds on both axes, and dotted lines at the paper's mean gain and
@@ -160,7 +159,7 @@ def frontier_plot(summaries: list[dict], path: Path) -> Path:
     cols = min(len(summaries), 2)
     rows = math.ceil(len(summaries) / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.6 * rows), squeeze=False)
-    colors = dict(zip(("paper", "paired", "sequential", "stack", "gepa", "oracle", "composite"), plt.cm.tab10.colors))
+    colors = dict(zip(("paper", "default", "paired", "gepa", "oracle", "composite", "fresh", "unseen"), plt.cm.tab10.colors))
     for ax, summary in zip(axes.flat, summaries):
         for name, s in summary["strategies"].items():
             color = colors.get(name, "gray")
@@ -215,65 +214,6 @@ def markdown_rows(summaries: list[dict]) -> list[str]:
                      f"{s['harmful']}/{s['accepted']}", f"{s['harmful']}/{s['rounds']}" if s["rounds"] else "n/a"]
             rows.append(f"| {summary['profile']} | {noise} | {NAMES.get(name, name)} | " + " | ".join(cells) + " |")
     return rows
-
-
-def _harmful_world(summary: dict) -> bool:
-    return summary["profile"] != "baseline"  # "today's world" is sim/baseline; every other world has harmful edits
-
-
-def target_lines(summaries: list[dict], settings: dict, candidate: str) -> list[str]:
-    """Issue #13's targets for `candidate`, per group, judged on the means over seeds:
-    1. ground-truth gain (search split) at least the paper protocol's, at most 1/3 of its rollouts;
-    2. more gain than GEPA at equal rollouts in a harmful world, no less in today's (judged when
-       GEPA's budget was the candidate's own rollouts, job by job; on another rule's budget only a
-       miss is a verdict, where GEPA used no more rollouts than the candidate and gained more);
-    4. a truly harmful edit accepted in at most 5% of rounds.
-    Target 3 (the null test) is bench/search_null.py's."""
-    lines, met = [], {1: [], 2: [], 4: []}
-    for summary in summaries:
-        noise = "CRN" if summary["rho"] == 1 else f"rho {summary['rho']:g}"
-        strategies = summary["strategies"]
-        head = f"{summary['env']} {summary['profile']} {noise}, {candidate} (n = {len(summary['seeds'])} seeds)"
-        if candidate not in strategies or "paper" not in strategies:
-            lines.append(f"{head}: not judged (the group has no {candidate if candidate not in strategies else 'paper'})")
-            continue
-        cand, paper = strategies[candidate], strategies["paper"]
-        (g, glo, ghi), (r, rlo, rhi) = cand["ratio_to_paper"]["gain_search"], cand["ratio_to_paper"]["rollouts"]
-        ok1 = cand["mean"]["gain_search"] >= paper["mean"]["gain_search"] and \
-            cand["mean"]["rollouts"] <= paper["mean"]["rollouts"] / 3
-        met[1].append(ok1)
-        lines.append(f"{head}\n  1 gain >= the paper's at <= 1/3 of its rollouts: {'met' if ok1 else 'missed'}: "
-                     f"gain {cand['mean']['gain_search']:+.3f} vs {paper['mean']['gain_search']:+.3f} ({g:.2f} "
-                     f"[{glo:.2f}, {ghi:.2f}]) at {cand['mean']['rollouts']:.0f} of {paper['mean']['rollouts']:.0f} "
-                     f"rollouts ({r:.2f} [{rlo:.2f}, {rhi:.2f}])")
-        harmful_world = _harmful_world(summary)
-        want = "more gain than GEPA at equal rollouts" if harmful_world else "no less gain than GEPA at equal rollouts"
-        if "gepa" not in strategies:
-            lines.append(f"  2 {want}: not judged (no GEPA in the group)")
-        else:
-            gepa, mine = strategies["gepa"]["mean"]["gain_search"], cand["mean"]["gain_search"]
-            spent = strategies["gepa"]["mean"]["rollouts"]
-            ok2 = mine > gepa if harmful_world else mine >= gepa
-            own_budget = settings.get("gepa_budget_of") == candidate
-            if own_budget or (not ok2 and spent <= cand["mean"]["rollouts"]):
-                # on the candidate's own budget, a verdict either way; on another rule's, only a miss
-                # with no more rollouts than the candidate's is one (GEPA could only gain more with more)
-                met[2].append(ok2)
-                budget = "" if own_budget else f", on {settings.get('gepa_budget_of')}'s budget"
-                lines.append(f"  2 {want}: {'met' if ok2 else 'missed'}: {mine:+.3f} vs GEPA's {gepa:+.3f} "
-                             f"(GEPA used {spent:.0f} rollouts{budget}, {candidate} {cand['mean']['rollouts']:.0f})")
-            else:
-                lines.append(f"  2 {want}: not judged (GEPA had {settings.get('gepa_budget_of')}'s rollouts as its "
-                             f"budget and used {spent:.0f}, more than {candidate}'s {cand['mean']['rollouts']:.0f})")
-        rounds = cand["rounds"]
-        if rounds:
-            ok4 = cand["harmful"] <= 0.05 * rounds
-            met[4].append(ok4)
-            lines.append(f"  4 a harmful accept in <= 5% of rounds: {'met' if ok4 else 'missed'}: "
-                         f"{cand['harmful']}/{rounds} rounds ({cand['harmful'] / rounds:.3f})")
-    lines.append(f"{candidate}: " + "; ".join(f"target {k} met in {sum(v)} of {len(v)} groups" for k, v in met.items())
-                 + "; target 3 (null test): bench/search_null.py")
-    return lines
 
 
 def main() -> None:

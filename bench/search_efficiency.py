@@ -9,12 +9,7 @@
               (bench/unseen_move.py; measured, not shipped; takes --default's options);
 - paper:      `greedy` acceptance, every proposal fully evaluated (R0 + rounds x proposals);
 - paired:     paired test + Holm + racing, same proposer and shape, 1 rollout per task;
-- sequential: screen the round's proposals on a fifth of the split, test the best on the rest
-              (harnessx/search/screening.py; `--sequential design=halving` for the earlier design);
-- stack:      unconfirmed moves on the same screen, the stack of them tested every 2 rounds on the rest
-              (harnessx/search/stacking.py; `--stack every=3` etc.);
-- gepa:       gepa.optimize through the HarnessX adapter with the default's rollouts (equal rollouts;
-              `--gepa-budget-of sequential` or `stack` for theirs);
+- gepa:       gepa.optimize through the HarnessX adapter with the default's rollouts (equal rollouts);
 - oracle:     a bound, not a rule (`--strategies ...,oracle`): each round the truly best proposal is
               picked for free (ground truth) and confirmed on the whole split by the one-sided paired
               sign-flip test at alpha. A rule that confirms one edit per round at alpha selects no
@@ -59,22 +54,20 @@ from harnessx.search import Arena, Search, SearchConfig, get_objective, load_spa
 from harnessx.search.acceptance import AcceptanceRule, Paired, Verdict
 from harnessx.search.rules import make_acceptance
 from harnessx.search.proposers import Proposal, Proposer, RulesProposer
-from harnessx.search.screening import vetoed_strata
 from harnessx.search.explore import ExploreSettings
-from harnessx.search.sequential import Sequential
-from harnessx.search.stacking import Stacking
+from harnessx.search.veto import p_harmed, vetoes
 from harnessx.search.gepa import optimize_with_gepa
 from harnessx.sim.pairing import with_rho
 
-from efficiency_report import JobLog, frontier_plot, job_key, report, summarize, target_lines, write_results
+from efficiency_report import JobLog, frontier_plot, job_key, report, summarize, write_results
 from efficiency_targets import target_report
 from fresh_incumbent import FreshIncumbent
 from unseen_move import UnseenMove
 
-STRATEGIES = ("paper", "default", "fresh", "unseen", "paired", "sequential", "stack", "gepa", "oracle", "composite")
+STRATEGIES = ("paper", "default", "fresh", "unseen", "paired", "gepa", "oracle", "composite")
 BARE = ("paper", "default", "gepa")  # a bare invocation: the paper's protocol, the shipped default and GEPA
-CANDIDATES = ("default", "fresh", "unseen", "sequential", "stack")  # the rules whose targets the bench judges at its end
-RULES = {"paper": "greedy", "default": "default", "paired": "paired", "sequential": "sequential", "stack": "stack"}
+CANDIDATES = ("default", "fresh", "unseen")  # the rules whose targets the bench judges at its end
+RULES = {"paper": "greedy", "default": "default", "paired": "paired"}
 
 
 class Subset:
@@ -154,7 +147,7 @@ class Oracle(AcceptanceRule):
             ev = await arena.evaluate(proposal)
             paired = Paired.of(ev, inc, key)
             mean, p = paired.test()
-            accepted = p < self.alpha and not vetoed_strata(paired, strata, self.alpha)
+            accepted = p < self.alpha and not vetoes(paired, strata, p_harmed(self.alpha))
             verdicts.append(Verdict(ev, "full", accepted=accepted, mean_diff=mean, p_value=p, undecided=not accepted and mean > 0,
                                     reason=f"GT gain {gains[i]:+.3f}; mean Δ {mean:+.3f}, p = {p:.4f}"))
         return verdicts
@@ -203,7 +196,7 @@ def run_search(rule: str, seed: int, suite, args, tmp: Path, cache: Path, model:
                           proposer="bandit" if rule in ("default", "fresh", "unseen") else "rules",  # the shipped default's own
                           accept=rule if rule in RULES.values() else "greedy", rounds=args.rounds, proposals=args.proposals, runs_dir=str(tmp), name=f"{rule}-{seed}",
                           tracking_uri=None)
-    options = {"sequential": args.sequential, "stack": args.stack, "default": args.default, "fresh": args.default, "unseen": args.default}.get(rule, {})
+    options = {"default": args.default, "fresh": args.default, "unseen": args.default}.get(rule, {})
     acceptance = (Oracle(truth) if rule in ("oracle", "composite") else FreshIncumbent(ExploreSettings(**options))
                   if rule == "fresh" else UnseenMove(ExploreSettings(**options)) if rule == "unseen" else make_acceptance(rule, **options) if options else None)
     search = Search(config, suite=suite, acceptance=acceptance, proposer=Composing() if rule == "composite" else None)
@@ -245,7 +238,7 @@ def job(env: str, profile: str, rho: float, seed: int, args) -> dict:
         cache.mkdir()
         for name in args.strategies:
             if name == "gepa":
-                spent, chosen, accepted = run_gepa(rows[args.gepa_budget_of]["rollouts"], seed, suite, cache, model)
+                spent, chosen, accepted = run_gepa(rows["default"]["rollouts"], seed, suite, cache, model)
                 rounds = args.rounds
             else:
                 spent, chosen, accepted, rounds = run_search(RULES.get(name, name), seed, suite, args, Path(tmp) / name,
@@ -281,18 +274,14 @@ def main() -> None:
     parser.add_argument("--strategies", default=",".join(BARE),
                         help="a subset of " + ",".join(STRATEGIES) + " (default: " + ",".join(BARE) + "; oracle and "
                              "composite, the bounds, only when asked for)")
-    parser.add_argument("--sequential", default="", help="options of the sequential rule, e.g. design=halving,early=1")
-    parser.add_argument("--stack", default="", help="options of the stack rule, e.g. every=3,first=0.125")
     parser.add_argument("--default", default="", help="options of the default rule, e.g. design=halving,move_p=0.3")
-    parser.add_argument("--gepa-budget-of", default="default", choices=("default", "sequential", "stack"),
-                        help="GEPA gets this strategy's rollouts of the same job as its budget")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", default="runs/bench-efficiency",
                         help="jobs.jsonl (a line per finished job), results.json and frontier.png go here")
     parser.add_argument("--resume", action="store_true",
                         help="reuse the finished jobs of --out's jobs.jsonl (run with the same settings)")
     args = parser.parse_args()
-    for flag, rule in (("sequential", Sequential), ("stack", Stacking), ("default", ExploreSettings)):
+    for flag, rule in (("default", ExploreSettings),):
         text = getattr(args, flag)
         try:
             options = {k: (v if k == "design" else float(v)) for k, v in
@@ -311,8 +300,8 @@ def main() -> None:
     if unknown:
         parser.error(f"--strategies: unknown {', '.join(sorted(unknown))} (expected a subset of {', '.join(STRATEGIES)})")
     args.strategies = [s for s in STRATEGIES if s in args.strategies.split(",")]
-    if "gepa" in args.strategies and args.gepa_budget_of not in args.strategies:
-        parser.error(f"--strategies: gepa needs {args.gepa_budget_of} (its budget; --gepa-budget-of)")
+    if "gepa" in args.strategies and "default" not in args.strategies:
+        parser.error("--strategies: gepa needs default (its budget is the default's rollouts of the same job)")
     args.tasks = {"retail": args.retail_tasks, "terminal": args.terminal_tasks}
     args.heldout = {"retail": args.heldout_tasks, "terminal": min(args.heldout_tasks, 12)}
     for env in args.envs.split(","):
@@ -361,16 +350,14 @@ def main() -> None:
         print(f"\n  results: {out_dir / 'results.json'}, plot: {frontier_plot(summaries, out_dir / 'frontier.png')}")
     for candidate in (c for c in CANDIDATES if c in args.strategies) if summaries and "paper" in args.strategies else ():
         print(f"\n== targets for {candidate} (on the means over seeds)")
-        lines = target_report(summaries, candidate) if candidate in ("default", "fresh", "unseen") else target_lines(
-            summaries, settings(args), candidate)
-        print("\n".join(lines))
+        print("\n".join(target_report(summaries, candidate)))
     print(f"\n  wall {time.monotonic() - started:.0f}s")
 
 
 def settings(args) -> dict:
     """The arguments that shape a job's figures (a resumed log must have been run with the same)."""
     return {k: getattr(args, k) for k in ("rounds", "proposals", "gt_epochs", "retail_tasks", "terminal_tasks",
-                                           "heldout_tasks", "strategies", "sequential", "stack", "default", "gepa_budget_of")}
+                                           "heldout_tasks", "strategies", "default")}
 
 
 if __name__ == "__main__":

@@ -5,11 +5,10 @@ exactly like the incumbent. The simulator's default pairing (common random numbe
 copy the incumbent's very outcomes, so the null runs on the profile's `pairing: text` variant:
 each copy draws its own rollouts, as a real model's would. Any acceptance is a false accept. Per
 replicate (rollout seed): R0 + 8 rounds x 3 copies, one rollout per task, the paper's shape;
-`greedy`, `paired`, `sequential` (its default, screen design), `default` (the shipped default,
-`explore`: moves on modest evidence, harnessx/search/explore.py) and `stack` (unconfirmed moves to a
-copy, settlements every `--every` rounds; only a committed stack counts) judge the same copies on a
-shared rollout cache. GEPA runs too, with a proposer of copies and `sequential`'s rollouts of that
-replicate as its budget: it has no rounds, so its figure is per search (does it end on a copy?),
+`greedy`, `paired` and `default` (the shipped default, `explore`: moves on modest evidence,
+harnessx/search/explore.py) judge the same copies on a shared rollout cache. GEPA runs too, with a
+proposer of copies and `default`'s rollouts of that replicate as its budget: it has no rounds, so
+its figure is per search (does it end on a copy?),
 next to the same figure of the three rules, and how many copies it let into its candidate pool.
 Each search ends with the certified claim a search makes (harnessx/search/certify.py): its selection
 against R0 on a held-out toy split of the same size, paired, one-sided at `--alpha`; the summary
@@ -40,11 +39,9 @@ from harnessx.search import Arena, Greedy, PairedRacing, get_objective, load_spa
 from harnessx.search.certify import ClaimRun, certify
 from harnessx.search.explore import Explore
 from harnessx.search.gepa import HarnessAdapter, optimize_with_gepa
-from harnessx.search.sequential import Sequential
-from harnessx.search.stacking import Stacking
 from harnessx.sim import load_profile, register_profile
 
-RULES = ("greedy", "paired", "sequential", "default", "stack")
+RULES = ("greedy", "paired", "default")
 
 
 def text_paired(model: str) -> str:
@@ -86,8 +83,7 @@ async def replicate(seed: int, args, cache_dir: str) -> dict[str, dict[str, int]
     suite = null_suite(args)
     runner = Runner(suite, ModelClient(text_paired(args.model)), RolloutCache(cache_dir), concurrency=16)
     out = {}
-    for name, rule in (("greedy", Greedy()), ("paired", PairedRacing()), ("sequential", Sequential()),
-                       ("default", Explore())):
+    for name, rule in (("greedy", Greedy()), ("paired", PairedRacing()), ("default", Explore())):
         arena = Arena(runner, suite.tasks("search"), get_objective(args.objective), [seed], order_seed=seed)
         incumbent, hits = load_space().initial(), 0
         for round_no in range(1, args.rounds + 1):
@@ -99,26 +95,7 @@ async def replicate(seed: int, args, cache_dir: str) -> dict[str, dict[str, int]
                 incumbent, hits = winner, hits + 1
         out[name] = {"rounds": hits, "ends_on_copy": int(hits > 0), "rollouts": arena.rollouts,
                           "certified": await certified(runner, seed, args, incumbent)}
-    arena = Arena(runner, suite.tasks("search"), get_objective(args.objective), [seed], order_seed=seed)
-    out["stack"] = await stack_null(Stacking(every=args.every), arena, args)
     return out
-
-
-async def stack_null(rule: Stacking, arena: Arena, args) -> dict[str, int]:
-    """`stack` as the search loop drives it: unconfirmed moves, then settlements; only a committed
-    stack is an accept (`moves` counts the unconfirmed moves to a copy); the claim is the confirmed one's."""
-    working = confirmed = load_space().initial()
-    hits = moves = 0
-    for round_no in range(1, args.rounds + 1):
-        verdicts = await rule.judge(working, copies(working, round_no, args.proposals), arena)
-        moved = next((v.evaluation.harness for v in verdicts if v.provisional), None)
-        working, moves = (moved, moves + 1) if moved is not None else (working, moves)
-        settled = await rule.settle(working, confirmed, arena, round_no, round_no == args.rounds)
-        if settled is not None:
-            confirmed, hits = (settled.challenger, hits + 1) if settled.verdict.accepted else (confirmed, hits)
-            working = settled.incumbent
-    return {"rounds": hits, "ends_on_copy": int(hits > 0), "rollouts": arena.rollouts, "moves": moves,
-            "certified": await certified(arena.runner, arena.seeds[0], args, confirmed)}
 
 
 def gepa_null(seed: int, args, cache_dir: str, budget: int) -> dict[str, int]:
@@ -137,7 +114,7 @@ def gepa_null(seed: int, args, cache_dir: str, budget: int) -> dict[str, int]:
 def run_replicate(job: tuple) -> dict[str, dict[str, int]]:
     seed, args, cache_dir = job
     out = asyncio.run(replicate(seed, args, cache_dir))
-    out["gepa"] = gepa_null(seed, args, cache_dir, out["sequential"]["rollouts"])
+    out["gepa"] = gepa_null(seed, args, cache_dir, out["default"]["rollouts"])
     return out
 
 
@@ -149,7 +126,6 @@ def main() -> None:
     parser.add_argument("--proposals", type=int, default=3)
     parser.add_argument("--objective", default="joint")
     parser.add_argument("--model", default="sim/baseline")
-    parser.add_argument("--every", type=int, default=Stacking.every, help="stack: rounds between settlements")
     parser.add_argument("--alpha", type=float, default=0.05, help="the final claim's one-sided level")
     parser.add_argument("--workers", type=int, default=2, help="replicates run in this many processes")
     parser.add_argument("--out", default="runs/bench-null/results.json", help="every figure and replicate, as JSON")
@@ -168,12 +144,11 @@ def main() -> None:
               f"(95% CI {r['ci'][0]:.3f}-{r['ci'][1]:.3f}); ends on a copy in {r['ends_on_copy']}/{summary['searches']} "
               f"searches = {r['ends_rate']:.2f} ({r['ends_ci'][0]:.2f}-{r['ends_ci'][1]:.2f}); "
               f"{r['rollouts_per_search']:.0f} rollouts per search"
-              + (f"; {r['moves']} unconfirmed moves to a copy, none selected unless committed" if name == "stack" else "")
               + f"; {claimed(r, summary)}")
     g = summary["gepa"]
     print(f"  {'gepa':10} ends on a copy in {g['ends_on_copy']}/{summary['searches']} searches = {g['ends_rate']:.2f} "
           f"({g['ends_ci'][0]:.2f}-{g['ends_ci'][1]:.2f}); let {g['admitted']}/{g['proposed']} proposed copies into its "
-          f"pool; {g['rollouts_per_search']:.0f} rollouts per search (sequential's as its budget); {claimed(g, summary)}")
+          f"pool; {g['rollouts_per_search']:.0f} rollouts per search (default's as its budget); {claimed(g, summary)}")
     ratio = summary["rules"]["greedy"]["accepted_rounds"] / max(summary["rules"]["paired"]["accepted_rounds"], 1)
     print(f"  false-accept ratio greedy/paired = {ratio:.1f}x (target <= 0.05 of rounds)")
     out = Path(args.out)
@@ -201,8 +176,7 @@ def summarize(results: list[dict], args) -> dict:
                 "certified_ci": list(wilson(t["certified"], searches))}
 
     rules = {name: {"accepted_rounds": total[name]["rounds"], "rate": total[name]["rounds"] / rounds,
-                    "ci": list(wilson(total[name]["rounds"], rounds)), **ends(total[name]),
-                    **({"moves": total[name]["moves"]} if "moves" in total[name] else {})} for name in RULES}
+                    "ci": list(wilson(total[name]["rounds"], rounds)), **ends(total[name])} for name in RULES}
     gepa = {**ends(total["gepa"]), "admitted": total["gepa"]["admitted"], "proposed": total["gepa"]["proposed"]}
     settings = {k: v for k, v in vars(args).items() if k not in ("out", "workers")}
     return {"settings": settings, "rounds": rounds, "searches": searches, "rules": rules, "gepa": gepa}

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from harnessx.search.acceptance import Paired, Verdict
 from harnessx.search.explore import Explore
-from harnessx.search.screening import subset
 
 
 class UnseenMove(Explore):
@@ -35,4 +34,4 @@ class UnseenMove(Explore):
         return screen, order
 
     def _move(self, verdicts: dict[int, Verdict], i: int, paired: Paired, strata: tuple[str, ...]) -> None:
-        super()._move(verdicts, i, subset(paired, self.unseen), strata)
+        super()._move(verdicts, i, paired.subset(self.unseen), strata)

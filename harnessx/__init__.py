@@ -42,7 +42,6 @@ _EXPORTS: dict[str, str] = {
     # acceptance seam
     "AcceptanceRule": "harnessx.search.acceptance:AcceptanceRule",
     "Verdict": "harnessx.search.acceptance:Verdict",
-    "Settlement": "harnessx.search.acceptance:Settlement",
     # executor seam
     "Executor": "harnessx.executors.base:Executor",
     "ExecutorConfig": "harnessx.executors.base:ExecutorConfig",

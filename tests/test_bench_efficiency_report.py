@@ -15,7 +15,7 @@ from efficiency_report import JobLog, frontier_plot, job_key, report, summarize 
 
 from harnessx.errors import InputError  # noqa: E402
 
-SETTINGS = {"rounds": 6, "strategies": ["paper", "stack"], "stack": {}}
+SETTINGS = {"rounds": 6, "strategies": ["paper", "default"], "default": {}}
 
 
 def row(rollouts: int, gain: float, held: float, accepted: int = 1, harmful: int = 0, rounds: int = 6) -> dict:
@@ -42,8 +42,8 @@ def test_a_log_with_other_settings_is_refused_with_its_file_line_and_field(tmp_p
     JobLog(tmp_path / "jobs.jsonl", SETTINGS).add(job(0, {"paper": row(2432, 0.2, 0.1)}))
     with pytest.raises(InputError, match=r"jobs.jsonl: line 1: settings.rounds = 6 \(expected 4"):
         JobLog(tmp_path / "jobs.jsonl", {**SETTINGS, "rounds": 4}).done()
-    with pytest.raises(InputError, match=r"settings.stack"):
-        JobLog(tmp_path / "jobs.jsonl", {**SETTINGS, "stack": {"every": 3.0}}).done()
+    with pytest.raises(InputError, match=r"settings.default"):
+        JobLog(tmp_path / "jobs.jsonl", {**SETTINGS, "default": {"screen": 12.0}}).done()
 
 
 def test_a_last_line_cut_short_is_dropped_and_the_next_job_starts_a_clean_line(tmp_path):
@@ -68,19 +68,19 @@ def test_an_unreadable_line_before_the_last_is_an_error(tmp_path):
 
 
 def test_summaries_are_means_over_seeds_and_ratios_to_the_paper():
-    group = [job(0, {"paper": row(2400, 0.20, 0.10, 5, 1), "stack": row(800, 0.10, 0.05, 2, 0)}),
-             job(1, {"paper": row(2400, 0.10, 0.30, 4, 0), "stack": row(600, 0.05, 0.15, 1, 0, rounds=5)})]
+    group = [job(0, {"paper": row(2400, 0.20, 0.10, 5, 1), "default": row(800, 0.10, 0.05, 2, 0)}),
+             job(1, {"paper": row(2400, 0.10, 0.30, 4, 0), "default": row(600, 0.05, 0.15, 1, 0, rounds=5)})]
     s = summarize(group)
-    stack = s["strategies"]["stack"]
-    assert stack["mean"]["rollouts"] == 700 and stack["mean"]["gain_search"] == pytest.approx(0.075)
-    assert stack["mean"]["per_1k"] == pytest.approx((0.125 + 0.05 / 0.6) / 2)
-    point, lo, hi = stack["ratio_to_paper"]["rollouts"]
+    default = s["strategies"]["default"]
+    assert default["mean"]["rollouts"] == 700 and default["mean"]["gain_search"] == pytest.approx(0.075)
+    assert default["mean"]["per_1k"] == pytest.approx((0.125 + 0.05 / 0.6) / 2)
+    point, lo, hi = default["ratio_to_paper"]["rollouts"]
     assert point == pytest.approx(700 / 2400) and lo <= point <= hi
-    assert stack["ratio_to_paper"]["gain_search"][0] == pytest.approx(0.075 / 0.15)
-    assert stack["ratio_to_paper"]["gain_heldout"][0] == pytest.approx(0.10 / 0.20)
-    assert (stack["harmful"], stack["accepted"], stack["rounds"]) == (0, 3, 11)
+    assert default["ratio_to_paper"]["gain_search"][0] == pytest.approx(0.075 / 0.15)
+    assert default["ratio_to_paper"]["gain_heldout"][0] == pytest.approx(0.10 / 0.20)
+    assert (default["harmful"], default["accepted"], default["rounds"]) == (0, 3, 11)
     assert s["strategies"]["paper"]["harmful"] == 1 and s["seeds"] == [0, 1]
-    lo, hi = stack["ci"]["gain_search"]
+    lo, hi = default["ci"]["gain_search"]
     assert 0.05 <= lo <= 0.075 <= hi <= 0.10
 
 
@@ -93,7 +93,7 @@ def test_the_report_prints_each_strategy_with_its_harmful_count(capsys):
 
 
 def test_the_frontier_plot_is_a_png_with_a_panel_per_group(tmp_path):
-    groups = [summarize([job(seed, {"paper": row(2400, 0.2, 0.1), "stack": row(800, 0.1, 0.1)}, rho=rho)
+    groups = [summarize([job(seed, {"paper": row(2400, 0.2, 0.1), "default": row(800, 0.1, 0.1)}, rho=rho)
                          for seed in (0, 1, 2)]) for rho in (0.5, 1.0)]
     path = frontier_plot(groups, tmp_path / "frontier.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -104,62 +104,14 @@ def test_the_frontier_plot_is_a_png_with_a_panel_per_group(tmp_path):
 
 def test_markdown_rows_are_the_readme_table_format():
     from efficiency_report import markdown_rows
-    group = [job(0, {"paper": row(2400, 0.20, 0.10, 5, 1), "stack": row(800, 0.10, 0.05, 2, 0)}),
-             job(1, {"paper": row(2400, 0.20, 0.10, 4, 0), "stack": row(800, 0.10, 0.05, 1, 0)})]
-    paper, stack = markdown_rows([summarize(group)])
+    group = [job(0, {"paper": row(2400, 0.20, 0.10, 5, 1), "default": row(800, 0.10, 0.05, 2, 0)}),
+             job(1, {"paper": row(2400, 0.20, 0.10, 4, 0), "default": row(800, 0.10, 0.05, 1, 0)})]
+    paper, default = markdown_rows([summarize(group)])
     # paper: its own ratios, no CI; per 1k = 1000 x 0.2 / 2400 = 0.083; harmful 1 of 9 accepted, in 1 of 12 rounds
     assert paper == "| harmful | ρ 0.5 | paper (greedy) | 2400 (1.00) | +0.200 (1.00) | +0.100 (1.00) | 0.083 (1.00) | 1/9 | 1/12 |"
-    # stack: identical seeds, so each ratio's CI is the point itself (800 / 2400 = 0.33, 0.10 / 0.20 = 0.50)
-    assert stack == ("| harmful | ρ 0.5 | stack | 800 (0.33 [0.33, 0.33]) | +0.100 (0.50 [0.50, 0.50]) | "
+    # default: identical seeds, so each ratio's CI is the point itself (800 / 2400 = 0.33, 0.10 / 0.20 = 0.50)
+    assert default == ("| harmful | ρ 0.5 | default | 800 (0.33 [0.33, 0.33]) | +0.100 (0.50 [0.50, 0.50]) | "
                      "+0.050 (0.50 [0.50, 0.50]) | 0.125 (1.50 [1.50, 1.50]) | 0/3 | 0/12 |")
-
-
-def test_targets_are_judged_on_the_means_against_the_paper_and_gepa_on_the_candidate_s_budget():
-    from efficiency_report import target_lines
-    # harmful world: the candidate gains +0.15 = the paper's at 800 <= 2400 / 3 rollouts (target 1 met),
-    # GEPA on its budget gains +0.16 > +0.15 (target 2, "more than GEPA", missed), 1 harmful round of 12 (missed)
-    harmful = summarize([job(seed, {"paper": row(2400, 0.15, 0.1, 5, 0), "sequential": row(800, 0.15, 0.1, 2, h),
-                                    "gepa": row(700, 0.16, 0.1, 2, 0)}) for seed, h in ((0, 1), (1, 0))])
-    lines = target_lines([harmful], {"gepa_budget_of": "sequential"}, "sequential")
-    text = "\n".join(lines)
-    assert "1 gain >= the paper's at <= 1/3 of its rollouts: met: gain +0.150 vs +0.150 (1.00 [1.00, 1.00]) " \
-           "at 800 of 2400 rollouts (0.33 [0.33, 0.33])" in text
-    assert "2 more gain than GEPA at equal rollouts: missed: +0.150 vs GEPA's +0.160 (GEPA used 700 rollouts, " \
-           "sequential 800)" in text
-    assert "4 a harmful accept in <= 5% of rounds: missed: 1/12 rounds (0.083)" in text
-    assert lines[-1].startswith("sequential: target 1 met in 1 of 1 groups; target 2 met in 0 of 1 groups; "
-                                "target 4 met in 0 of 1 groups")
-
-
-def test_in_today_s_world_gepa_need_only_be_matched_and_one_rollout_over_a_third_misses_target_1():
-    from efficiency_report import target_lines
-    group = [job(seed, {"paper": row(2400, 0.20, 0.1), "stack": row(801, 0.20, 0.1), "gepa": row(700, 0.20, 0.1)})
-             for seed in (0, 1)]
-    for j in group:
-        j["profile"] = "baseline"
-    text = "\n".join(target_lines([summarize(group)], {"gepa_budget_of": "stack"}, "stack"))
-    assert "1 gain >= the paper's at <= 1/3 of its rollouts: missed" in text       # 801 > 2400 / 3
-    assert "2 no less gain than GEPA at equal rollouts: met: +0.200 vs GEPA's +0.200 (GEPA used 700 rollouts, " \
-           "stack 801)" in text
-    assert "4 a harmful accept in <= 5% of rounds: met: 0/12 rounds (0.000)" in text
-
-
-def test_on_another_rule_s_budget_gepa_judges_only_a_miss_with_no_more_rollouts():
-    from efficiency_report import target_lines
-
-    def text(gepa: dict) -> str:
-        group = summarize([job(seed, {"paper": row(2400, 0.2, 0.1), "stack": row(800, 0.1, 0.1), "gepa": gepa})
-                           for seed in (0, 1)])
-        return "\n".join(target_lines([group], {"gepa_budget_of": "sequential"}, "stack"))
-
-    # GEPA used fewer rollouts than stack and gained more: a miss whatever its budget
-    assert "2 more gain than GEPA at equal rollouts: missed: +0.100 vs GEPA's +0.300 (GEPA used 700 rollouts, " \
-           "on sequential's budget, stack 800)" in text(row(700, 0.3, 0.1))
-    # GEPA used more: it might have gained less on stack's budget, so no verdict
-    assert "2 more gain than GEPA at equal rollouts: not judged (GEPA had sequential's rollouts as its budget and " \
-           "used 900, more than stack's 800)" in text(row(900, 0.3, 0.1))
-    # GEPA used fewer and gained less: it might have gained more with stack's budget, so no verdict
-    assert "target 2 met in 0 of 0 groups" in text(row(700, 0.05, 0.1))
 
 
 def test_the_report_refuses_a_misspelt_candidate_and_malformed_groups_with_the_file_named(tmp_path):
@@ -199,6 +151,6 @@ def test_a_ratio_with_no_number_prints_n_a_never_nan():
     assert ratio_text(0.5, 0.25, 0.75) == "0.50 [0.25, 0.75]"
     assert ratio_text(float("nan"), 0.0, 0.0, ci=False) == "n/a"
     # the paper gains nothing held-out in either seed: every held-out ratio to it is n/a
-    group = [job(s, {"paper": row(2400, 0.2, 0.0), "stack": row(800, 0.1, 0.05)}) for s in (0, 1)]
-    paper, stack = markdown_rows([summarize(group)])
-    assert "+0.000 (n/a)" in paper and "+0.050 (n/a [n/a])" in stack and "nan" not in paper + stack
+    group = [job(s, {"paper": row(2400, 0.2, 0.0), "default": row(800, 0.1, 0.05)}) for s in (0, 1)]
+    paper, default = markdown_rows([summarize(group)])
+    assert "+0.000 (n/a)" in paper and "+0.050 (n/a [n/a])" in default and "nan" not in paper + default

@@ -13,7 +13,7 @@ from harnessx.scoring import Scorecard, TaskScore
 from harnessx.search.acceptance import Paired
 from harnessx.search.racing import PairedRacing
 from harnessx.search.objectives import get_objective
-from harnessx.search.screening import vetoed_strata
+from harnessx.search.veto import p_harmed, vetoes
 
 N = 10  # sources: one blocked and one feasible twin each
 
@@ -70,8 +70,8 @@ def test_joint_veto_fires_on_a_false_abstention_rise():
     mean, p = paired.test()
     assert mean == 6 / 20 and p < 0.05  # a significant joint gain (6 feasible tasks newly "solved")
     assert paired.test("blocked", harm=True)[1] >= 0.05 and paired.test("feasible", harm=True)[1] >= 0.05
-    assert vetoed_strata(paired, ("blocked", "feasible"), 0.05) == ["false abstention"]
-    assert vetoed_strata(paired, ("blocked",), 0.05) == []  # sa: no veto
+    assert vetoes(paired, ("blocked", "feasible"), p_harmed(0.05)) == ["false abstention"]
+    assert vetoes(paired, ("blocked",), p_harmed(0.05)) == []  # sa: no veto
 
 
 def test_paired_rule_rejects_the_act_then_defer_harness():
@@ -103,8 +103,8 @@ def test_compare_table_and_json_show_pairs_joint_clean_and_the_gates():
     assert len(table.headers) == 3  # rows added, no column
 
 
-def test_sequential_halving_vetoes_the_act_then_defer_harness():
-    from harnessx.search.sequential import Sequential
+def test_the_default_rule_never_moves_to_the_act_then_defer_harness():
+    from harnessx.search.explore import Explore
 
     tasks = make_tasks(40)
 
@@ -119,5 +119,5 @@ def test_sequential_halving_vetoes_the_act_then_defer_harness():
 
     r0, gamed = ev("r0", set(range(16)), set()), ev("gamed", set(range(40)), set(range(4, 40)))
     arena = FakeArena({e.harness.hash: e for e in (r0, gamed)}, "joint")
-    (verdict,) = asyncio.run(Sequential(design="halving").judge(r0.harness, [gamed.harness], arena))
+    (verdict,) = asyncio.run(Explore().judge(r0.harness, [gamed.harness], arena))
     assert not verdict.accepted and "false abstention" in verdict.reason

@@ -159,17 +159,17 @@ def test_resume_after_kill_mid_round_pays_no_finished_rollout(finished, tmp_path
 
 def test_resume_restores_the_acceptance_rules_memory(tmp_path):
     """A rule with memory (`restore`) gets the resumed search's ledger before the next round."""
-    from harnessx.search.sequential import Sequential
+    from harnessx.search.explore import Explore
 
-    class Recording(Sequential):
+    class Recording(Explore):
         def restore(self, history):
             self.restored = [row["hash"] for row in history]
             super().restore(history)
 
-    cfg = config(tmp_path, rounds=1, accept="sequential")
+    cfg = config(tmp_path, rounds=1, accept="default")
     first = run(cfg)
     rule = Recording()
-    run(config(tmp_path, rounds=2, accept="sequential"), resume=True, acceptance=rule)
+    run(config(tmp_path, rounds=2, accept="default"), resume=True, acceptance=rule)
     assert rule.restored == [row["hash"] for row in first.ledger]
 
 
@@ -212,31 +212,3 @@ def test_mlflow_parent_and_nested_runs(tmp_path):
     rows = [json.loads(line) for line in (result.run_dir / "ledger.jsonl").read_text().splitlines()]
     assert {r["mlflow_run_id"] for r in rows} == {c.info.run_id for c in children}
     shutil.rmtree(tmp_path / "mlruns")
-
-
-def test_a_stack_search_selects_only_what_a_settlement_confirmed(tmp_path):
-    """`stack` moves the working incumbent unconfirmed; the ledger counts only settlements as accepts,
-    each tested against the last confirmed harness; the selected harness is a confirmed one; a search
-    resumed halfway makes the same choices, and a rule restored from the ledger has the live one's state."""
-    from harnessx.search.stacking import SETTLE_STAGE, Stacking
-
-    rule = Stacking(every=2)
-    whole = run(config(tmp_path / "whole", rounds=4, accept="stack"), acceptance=rule)
-    confirmed, moves, settlements = None, 0, 0
-    for row in whole.ledger:
-        assert not (row["provisional"] and row["accepted"])
-        moves += row["provisional"]
-        if str(row["stage"]).startswith(SETTLE_STAGE):
-            settlements += 1
-            assert row["parent"] == confirmed
-        if row["accepted"]:
-            confirmed = row["hash"]
-    assert moves and settlements  # the toy suite exercises both
-    assert whole.summary["selected"]["hash"] == confirmed
-    replayed = Stacking(every=2)
-    replayed.restore(whole.ledger)
-    assert (replayed.window, replayed.confirmed) == (rule.window, rule.confirmed)
-    run(config(tmp_path / "halves", rounds=2, accept="stack"))
-    resumed = run(config(tmp_path / "halves", rounds=4, accept="stack"), resume=True)
-    assert [(r["hash"], r["stage"], r["accepted"]) for r in resumed.ledger] == \
-        [(r["hash"], r["stage"], r["accepted"]) for r in whole.ledger]

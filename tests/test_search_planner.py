@@ -46,58 +46,22 @@ def test_budget_buys_rounds_and_warns_when_the_effect_is_out_of_reach():
 
 
 
-def test_sequential_screen_design_hand_computed():
-    # 48 tasks, K = 3: the screen takes max(8, ceil(0.2 * 48)) = 10 tasks, the test the other 38, at
-    # alpha / (1 + 1 extra seed) = 0.025 with no correction over K (the screen only selects)
-    c = PlanConfig(tasks=48, proposals=3, accept="sequential", discordance=0.25, effect=0.10)
-    p = plan(c)
-    assert p.tested_tasks == 38
-    # MDE = (z_0.975 + z_0.8) * sqrt(0.25) / sqrt(38) = (1.95996 + 0.84162) * 0.5 / 6.16441 = 0.22724
-    assert p.mde == pytest.approx(0.22724, abs=1e-4)
-    # power(+0.10) = Phi(0.10 * sqrt(38) / 0.5 - 1.95996) = Phi(-0.72708) = 0.2336
-    assert p.power_at_effect == pytest.approx(0.2336, abs=1e-3)
-    # worst case per round: 3 x 10 screening + 38 confirming + 2 x 38 for the extra seed (challenger
-    # and incumbent, on the confirmation tasks only) = 144
-    assert p.rollouts_per_round == 144
-    assert "alpha 0.05/2" in p.lines()[1] and "screen" in p.lines()[1]
-    # one proposal: nothing to screen, the whole split is the test
-    assert plan(PlanConfig(tasks=48, proposals=1, accept="sequential")).tested_tasks == 48
-    # no extra seed: one look at alpha
-    assert plan(PlanConfig(tasks=48, accept="sequential", extra_seeds=0)).rollouts_per_round == 3 * 10 + 38
-
-
-def test_stack_design_hand_computed():
-    # 48 tasks, K = 3: the same 10-task screen; the stack is tested on the other 38 at alpha = 0.05
-    # (one test per settlement), every 2 rounds
-    p = plan(PlanConfig(tasks=48, proposals=3, accept="stack", discordance=0.25, effect=0.10))
-    assert p.tested_tasks == 38
-    # MDE = (z_0.95 + z_0.8) * sqrt(0.25) / sqrt(38) = (1.64485 + 0.84162) * 0.5 / 6.16441 = 0.20168
-    assert p.mde == pytest.approx(0.20168, abs=1e-4)
-    # power(+0.10) = Phi(0.10 * sqrt(38) / 0.5 - 1.64485) = Phi(-0.41197) = 0.3402
-    assert p.power_at_effect == pytest.approx(0.3402, abs=1e-3)
-    # worst case per round: 3 x 10 screening + half of a 38-task settlement = 30 + 19
-    assert p.rollouts_per_round == 49
-    assert "alpha 0.05/1" in p.lines()[1] and "every 2 rounds" in p.lines()[1] and "settlement" in p.lines()[2]
-    assert plan(PlanConfig(tasks=48, accept="stack", every=3)).rollouts_per_round == 30 + 13
-
-
 def test_too_few_tested_tasks_means_no_accept_not_a_normal_approximation():
     from harnessx.search.planner import min_pairs
     from harnessx.stats.paired import paired_test
     # the one-sided sign-flip test's smallest p on N tasks is 2^-N: 2^-4 = 0.0625 >= 0.05 > 2^-5 = 0.03125,
     # and at alpha / 3 (paired, K = 3): 2^-5 = 0.031 >= 0.0167 > 2^-6 = 0.0156
-    assert min_pairs(PlanConfig(tasks=10, accept="stack")) == 5
+    assert min_pairs(PlanConfig(tasks=10, accept="paired", proposals=1)) == 5
     assert min_pairs(PlanConfig(tasks=10, accept="paired", proposals=3)) == 6
     assert paired_test([1] * 4, [0] * 4).p_value == pytest.approx(2 ** -4)  # the test the rules use
     assert paired_test([1] * 5, [0] * 5).p_value == pytest.approx(2 ** -5)
-    # stack on 8 tasks: the window (at least 8 tasks) is the whole split, so a settlement has no task
-    # left; each round still pays its screen, 3 x 8
-    p = plan(PlanConfig(tasks=8, accept="stack", effect=0.2))
-    assert (p.tested_tasks, p.rollouts_per_round, p.power_at_effect) == (0, 24, 0.0)
-    assert "none (too few tasks)" in p.lines()[1] and "no stack can be accepted" in p.warnings[0]
-    # 12 tasks: 4 left to test on, one short of 5; 13 tasks: 5, and the approximation applies again
-    assert plan(PlanConfig(tasks=12, accept="stack")).warnings and plan(PlanConfig(tasks=12, accept="stack")).mde == math.inf
-    assert plan(PlanConfig(tasks=13, accept="stack")).mde == pytest.approx(mde(PlanConfig(tasks=13, accept="stack"), 5))
+    # one proposal on 4 tasks: no accept is possible, said as such, never an MDE from the approximation
+    p = plan(PlanConfig(tasks=4, accept="paired", proposals=1, effect=0.2))
+    assert (p.tested_tasks, p.mde, p.power_at_effect) == (4, math.inf, 0.0)
+    assert "none (too few tasks)" in p.lines()[1] and "no proposal can be accepted" in p.warnings[0]
+    # 5 tasks: the approximation applies again
+    assert plan(PlanConfig(tasks=5, accept="paired", proposals=1)).mde == pytest.approx(
+        mde(PlanConfig(tasks=5, accept="paired", proposals=1), 5))
     # paired on 5 tasks at alpha / 3
     assert plan(PlanConfig(tasks=5, accept="paired", proposals=3)).mde == math.inf
     assert plan(PlanConfig(tasks=6, accept="paired", proposals=3)).mde < math.inf

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from harnessx.cli.main import app
 from harnessx.search.discordance import ASSUMED, estimate
-from harnessx.search.planner import PlanConfig, plan, rollout_line
+from harnessx.search.planner import PlanConfig, plan
 
 Z95, Z99, Z80 = 1.64485, 2.32635, 0.84162  # z_{0.95}, z_{0.99}, z_{0.80} from a normal table
 
@@ -65,29 +65,20 @@ def test_greedy_is_described_as_it_behaves():
     assert "alpha 0.05/3 (one-sided)" in paired and "minimum detectable effect" in paired
 
 
-def test_stack_rollouts_expected_and_cap_by_hand():
-    # 48 tasks, 8 rounds, K = 3: per round 3 x 10 screen + ceil(38 / 2) = 49; expected 48 + 8 x 49 = 440;
-    # cap (every proposal on every task) 48 x (1 + 8 x 3) = 1200
-    p = plan(PlanConfig(tasks=48, rounds=8, accept="stack"))
-    assert (p.rollouts, p.cap) == (440, 1200)
-    assert "expected about 440 rollouts" in rollout_line(p) and "at most 1200" in rollout_line(p)
-    assert plan(PlanConfig(tasks=48, rounds=8, accept="stack", max_rollouts=500)).cap == 500
-
-
 def test_pre_flight_prints_the_planners_figure_and_the_search_stays_within_it(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    # toy, 4 sources = 12 tasks, 2 rounds of 3, stack: screen 8, test 4; per round 3 x 8 + ceil(4 / 2) = 26;
-    # expected 12 + 2 x 26 = 64; cap 12 x 7 = 84
-    out = CliRunner().invoke(app, ["search", "--env", "toy", "--rounds", "2", "--accept", "stack", "--no-mlflow",
+    # toy, 4 sources = 12 tasks, 2 rounds of 3, paired: per round 3 x 12 = 36 (racing only lowers it);
+    # up to 12 + 2 x 36 = 84; cap 12 x 7 = 84
+    out = CliRunner().invoke(app, ["search", "--env", "toy", "--rounds", "2", "--accept", "paired", "--no-mlflow",
                                    "--name", "s"])
     assert out.exit_code == 0, out.output
     flat = " ".join(out.output.split())
-    assert "expected about 64 rollouts" in flat and "at most 84" in flat
+    assert "up to 84 rollouts (rule paired's schedule, 36 per round" in flat and "at most 84" in flat
     assert "discordance 0.500: ASSUMED" in flat  # no R0 rollouts before this search
     used = json.loads((tmp_path / "runs" / "s" / "summary.json").read_text())["rollouts"]
-    assert used <= 64
-    planned = CliRunner().invoke(app, ["plan", "--env", "toy", "--rounds", "2", "--accept", "stack"])
-    assert "expected about 64 rollouts" in " ".join(planned.output.split())
+    assert used <= 84
+    planned = CliRunner().invoke(app, ["plan", "--env", "toy", "--rounds", "2", "--accept", "paired"])
+    assert "up to 84 rollouts (rule paired's schedule" in " ".join(planned.output.split())
     # the search's R0 rollouts are in the shared cache now: plan estimates from them (one seed: upper bound)
     assert re.search(r"discordance \d\.\d+: upper bound from R0's rollouts \(the rollout cache\)",
                      " ".join(planned.output.split()))

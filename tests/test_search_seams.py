@@ -15,7 +15,7 @@ from harnessx.search.proposers import PROPOSERS, Proposer, make_proposer
 from harnessx.search.rules import ACCEPTANCE, TAKES_ALPHA, make_acceptance
 from test_search_acceptance import FakeArena, evaluation, make_tasks
 
-HOOKS = ("judge", "restore", "incumbent_evaluation", "settle")  # what harnessx/search/loop.py calls
+HOOKS = ("judge", "restore", "incumbent_evaluation")  # what harnessx/search/loop.py calls
 
 
 @pytest.mark.parametrize("name", sorted(ACCEPTANCE))
@@ -44,8 +44,7 @@ def test_the_base_declares_judge_abstract_and_defaults_the_other_hooks():
     assert rule.restore([{"round": 0, "hash": "x"}]) is None
     seen = asyncio.run(rule.incumbent_evaluation(inc.harness, arena))
     assert seen.scorecard.joint.n == len(arena.tasks)  # the full split
-    assert asyncio.run(rule.settle(inc.harness, inc.harness, arena, 1, True)) is None
-    assert inspect.iscoroutinefunction(AcceptanceRule.settle)
+    assert inspect.iscoroutinefunction(AcceptanceRule.incumbent_evaluation)
 
 
 class DuckRule:

@@ -35,7 +35,7 @@ def plan(
     rounds: int = typer.Option(8, "--rounds", min=0),
     proposals: int = typer.Option(3, "--proposals", min=1),
     epochs: int = typer.Option(1, "--epochs", min=1, help="Seeds per task."),
-    accept: str = typer.Option(DEFAULT_RULE, "--accept", help="default (= explore), greedy, paired, sequential or stack."),
+    accept: str = typer.Option(DEFAULT_RULE, "--accept", help="default (= explore), greedy or paired."),
     alpha: float = typer.Option(0.05, "--alpha", callback=PROBABILITY_OPEN),
     power: float = typer.Option(0.8, "--power", callback=PROBABILITY_OPEN),
     effect: float = typer.Option(None, "--effect", callback=in_range(0, 1, lo_open=True),

@@ -71,10 +71,7 @@ def search(
                                       "(default: --api-base), e.g. harnessx local serve's URL."),
     accept: str = typer.Option(DEFAULT_RULE, "--accept", help="Acceptance rule: default (= explore: screens every "
                                "proposal on a few blocked-feasible pairs, promotes the leaders with futility stops and "
-                               "moves on modest evidence; the claim at the end certifies), paired (paired test + Holm + racing), "
-                               "sequential (screens the proposals on a fifth of the tasks, tests the best one on "
-                               "the rest, an extra seed while promising), stack (moves to the screen's best unconfirmed, "
-                               "tests the stack of moves every 2 rounds on the rest; only a passed stack is accepted) "
+                               "moves on modest evidence; the claim at the end certifies), paired (paired test + Holm + racing) "
                                "or greedy (the paper's: best proposal if its objective is higher)."),
     rounds: int = typer.Option(8, "--rounds", min=0, help="Rounds after R0."),
     proposals: int = typer.Option(3, "--proposals", min=1, help="Proposals per round."),
@@ -197,12 +194,9 @@ def print_summary(summary: dict, run_dir: Path) -> None:
         rows.append([f"{summary['objective']} (objective, mean)", _mean_cell(r0["values"][value_key]),
                      _mean_cell(chosen.get("values", {}).get(value_key))])
     console.print(Table(title, ["metric", "R0", "selected"], rows, justify=["left", "right", "right"]).rich())
-    mark = lambda e: "*" if e["accepted"] and e["round"] else "~" if e.get("unconfirmed") else ""  # noqa: E731
-    curve = ", ".join(f"R{e['round']}{mark(e)}={objective_cell(e['objective'])}"
+    curve = ", ".join(f"R{e['round']}{'*' if e['accepted'] and e['round'] else ''}={objective_cell(e['objective'])}"
                       for e in summary["curve"] if e["objective"]["value"] is not None)
-    legend = "* = accepted" + (", ~ = unconfirmed, on the tasks it has" if any(e.get("unconfirmed") for e in
-                                                                            summary["curve"]) else "")
-    console.print(f"incumbent {summary['objective']} by round ({legend}): {curve}")
+    console.print(f"incumbent {summary['objective']} by round (* = accepted): {curve}")
     claim = summary.get("claim") or {}
     console.print(f"rollouts used: {summary['rollouts']}"
                   + (f" + {claim['rollouts']} for the claim ({claim.get('paid', 0)} paid, the rest from the cache; "

@@ -109,14 +109,12 @@ def paired_title(head: str, diffs: list[dict], detail: str = "") -> str:
 
 
 def move_line(row: dict, before: dict) -> str:
-    """A move of the search (a ledger row the rule accepted, or under `stack` moved to unconfirmed):
-    its round and edit, the objective on the search split, and Δ against the incumbent it replaced.
+    """A move of the search (a ledger row the rule accepted): its round and edit, the objective on the search split, and Δ against the incumbent it replaced.
     `row["objective"]` and `before` are objective values as `Rate.to_dict()` / `MeanValue.to_dict()`;
     without `before`, Δ is the row's paired mean difference (`mean_diff`)."""
     after = row["objective"]
-    status = "accepted" if row.get("accepted") else "moved to (unconfirmed)"
     name = f"{after['name']} " if after.get("name") else ""
-    text = f"round {row['round']}: {status} {row.get('edit') or row.get('hash')}: {name}{objective_cell(after)}"
+    text = f"round {row['round']}: accepted {row.get('edit') or row.get('hash')}: {name}{objective_cell(after)}"
     mean = after.get("kind") == "mean" or not float(after.get("k") or 0).is_integer()
     show = lambda d: f"{d:+.3f}" if mean else f"{100 * d:+.1f} pp"  # noqa: E731
     if after.get("value") is not None and before.get("value") is not None:

@@ -12,7 +12,7 @@ the first-order (delta-method) decomposition of H around the evaluation's own ag
 in brackets sum to 0 within a subspace, so the mean of kas_avg_i over the evaluation's valid trials
 is Avg KAS exactly; the per-task difference of two candidates' shares averages to the difference
 of their Avg KAS, and the paired test on it is the delta-method test of that difference. A rule
-that tests on part of an evaluation (sequential, stack) uses the shares of the tasks it tests.
+that tests on part of an evaluation (`default`'s screen and rungs) uses the shares of the tasks it tests.
 `kas_pass` is (Avg KAS + pass rate) / 2 the same way: kas_avg_pass_i = (kas_avg_i + pass_i) / 2.
 """
 

@@ -2,23 +2,20 @@
 
 This module declares the seam: `AcceptanceRule`, the base class every rule derives from, with the
 one method a rule must define (`judge`) and every other hook the search loop calls, each with its
-default (`restore`, `incumbent_evaluation`, `settle`); what a rule returns (`Verdict`,
-`Settlement`); and the paired evidence the rules share (`Paired`, `describe`). It imports no rule.
-The rules live in their own modules — `greedy` (harnessx/search/greedy.py), `paired`
-(racing.py), `sequential` (sequential.py, screening.py), `stack` (stacking.py) — and
-harnessx/search/rules.py maps their names to their classes.
+default (`restore`, `incumbent_evaluation`); what a rule returns (`Verdict`); and the paired
+evidence the rules share (`Paired`, `describe`). It imports no rule. The rules live in their own
+modules — `default` = `explore` (harnessx/search/explore.py), `greedy` (greedy.py), `paired`
+(racing.py) — and harnessx/search/rules.py maps their names to their classes.
 
-`greedy` is the paper's rule: every proposal gets a full evaluation and the best one is accepted
-if its objective is strictly higher than the incumbent's. With one stochastic rollout per task it
-accepts noise often (anchors §5: ~23% of rounds when nothing differs), so `paired` is the default:
-challenger and incumbent on the same tasks and seeds, per-task differences, a one-sided paired
-test with Holm's correction over the round's proposals, racing (a smoke subset, then half the
-tasks) to stop clear losers early, and, for `joint`, a veto on a significant regression in either
-stratum. Both record p-values and a bootstrap CI of the mean per-task difference. `sequential`
-is the adaptive rule: by default it screens the round's proposals on a fifth of the split and
-tests only the best one on fresh tasks; its `halving` design is the anytime-valid betting test with
-successive halving. `stack` moves to the screen's best proposal unconfirmed and accepts only a
-stack of such moves that passes a test at alpha on the tasks the screen did not use.
+`default` moves on modest evidence and leaves the claim to the certification at the end
+(harnessx/search/certify.py). `greedy` is the paper's rule: every proposal gets a full evaluation
+and the best one is accepted if its objective is strictly higher than the incumbent's; with one
+stochastic rollout per task it accepts noise often (anchors §5: ~23% of rounds when nothing
+differs). `paired` tests every accept: challenger and incumbent on the same tasks and seeds,
+per-task differences, a one-sided paired test with Holm's correction over the round's proposals,
+racing (a smoke subset, then half the tasks) to stop clear losers early, and, for `joint`, a veto
+on a significant regression in either stratum. Each records p-values and a bootstrap CI of the
+mean per-task difference.
 """
 
 from __future__ import annotations
@@ -34,7 +31,6 @@ from harnessx.search.arena import RuleArena
 from harnessx.stats import paired_bootstrap_ci, paired_test
 
 RESAMPLES = 2000  # permutation and bootstrap draws: p resolution 0.0005, well below alpha / K
-SETTLE_STAGE = "stack test"  # ledger stage prefix of a settlement row of `stack` (the loop and restore find them)
 
 
 @dataclass
@@ -51,7 +47,6 @@ class Verdict:
     strata: dict[str, dict] = field(default_factory=dict)
     reason: str = ""
     undecided: bool = False         # rejected without evidence against it: the proposer may bring it back
-    provisional: bool = False       # the working incumbent moves to it unconfirmed (`stack`): not an accept
 
 
 @dataclass(frozen=True)
@@ -87,6 +82,12 @@ class Paired:
         result = paired_test(first, second, method=method, n_resamples=RESAMPLES)
         return float((a - b).mean()), result.p_value
 
+    def subset(self, ids: list[str]) -> "Paired":
+        """The same pairs restricted to `ids` (those it has), in that order."""
+        keep = [t for t in ids if t in self.per_task]
+        return Paired({t: self.per_task[t] for t in keep}, {t: self.other[t] for t in keep},
+                      {t: self.strata[t] for t in keep}, {t: self.abstain[t] for t in keep if t in self.abstain})
+
     def ci(self) -> tuple[float, float]:
         a, b = self.arrays()
         _, lo, hi = paired_bootstrap_ci(a, b, n_resamples=RESAMPLES)
@@ -104,21 +105,12 @@ def describe(verdict: Verdict, paired: Paired, strata: tuple[str, ...]) -> None:
             verdict.strata[stratum] = {"mean_diff": diff, "p_harm": p_harm}
 
 
-@dataclass(frozen=True)
-class Settlement:
-    """A rule's test of its unconfirmed moves against the confirmed harness (`settle`)."""
-
-    challenger: Harness  # the working incumbent that was tested
-    verdict: Verdict     # accepted = committed
-    incumbent: Harness   # the working incumbent from now on: the challenger if committed, else the confirmed harness
-
-
 class AcceptanceRule(ABC):
     """The seam of an acceptance rule: every hook the search loop calls, declared here with its default.
 
     A rule defines `name` and `judge`; it overrides a hook only to change its default. The loop calls
     each hook on every rule, in this order: `restore` once (a resumed search), `incumbent_evaluation`
-    whenever the incumbent changes, then each round `judge` and `settle`.
+    whenever the incumbent changes, then each round `judge`.
 
     A rule decides *moves*, not the claim: the selected harness is certified afterwards, once, on
     tasks selection never saw. A rule gets its evidence only through the `Arena` (which pays for
@@ -146,7 +138,7 @@ class AcceptanceRule(ABC):
 
         Returns:
             One verdict per proposal, in their order, each holding the evaluation it was judged on,
-            how far it got (`stage`) and why (`reason`). At most one is accepted (or provisional);
+            how far it got (`stage`) and why (`reason`). At most one is accepted;
             a rejection without evidence against it sets `undecided`, so the proposer may bring it
             back.
         """
@@ -159,20 +151,3 @@ class AcceptanceRule(ABC):
         """The incumbent's evaluation the proposer sees (its `RoundContext.evaluation`).
         Default: the full search split."""
         return await arena.evaluate(incumbent)
-
-    async def settle(self, working: Harness, confirmed: Harness, arena: RuleArena, round_no: int,
-                     final: bool) -> Settlement | None:
-        """After a round's verdicts: test unconfirmed moves, when the rule makes them.
-
-        Args:
-            working: the working incumbent (it differs from `confirmed` only after provisional moves).
-            confirmed: the last harness the rule confirmed.
-            arena: as for `judge`.
-            round_no: the round just judged.
-            final: whether it is the search's last round (a rule settles what is pending then).
-
-        Returns:
-            None when there is nothing to test (the default: a rule that accepts only confirmed
-            moves keeps working == confirmed), else a `Settlement`, logged as one more ledger row.
-        """
-        return None

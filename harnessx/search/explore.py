@@ -44,7 +44,6 @@ from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness
 from harnessx.search.acceptance import AcceptanceRule, Paired, Verdict, describe
 from harnessx.search.arena import Arena
-from harnessx.search.screening import subset
 from harnessx.search.veto import p_harmed, vetoes
 
 DESIGNS = ("promote", "halving", "window")
@@ -121,7 +120,7 @@ class Explore(AcceptanceRule):
             for i, ev in zip(climbing, evals):
                 paired = Paired.of(ev, inc, key)
                 if rung:  # past the screen: the rung's prefix of the order, chosen blind to outcomes
-                    paired = subset(paired, [t.id for t in order[:prefix]])
+                    paired = paired.subset([t.id for t in order[:prefix]])
                 verdicts[i], means[i] = _verdict(ev, paired, stage, strata)
             # on the screen a tie may climb (16 tasks often show a small gain as none); past it, only a lead
             ahead = sorted((i for i in climbing if means[i] > s.futility or rung == 0 and means[i] == s.futility),

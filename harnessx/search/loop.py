@@ -22,7 +22,7 @@ from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness
 from harnessx.models.client import ModelClient
 from harnessx.scoring import Judge
-from harnessx.search.acceptance import SETTLE_STAGE, AcceptanceRule, Verdict
+from harnessx.search.acceptance import AcceptanceRule, Verdict
 from harnessx.stored import seal
 from harnessx.models.preflight import preflight
 from harnessx.search.reporter import Reporter, announce
@@ -165,7 +165,7 @@ class Search:
             self.dir.write_json("checkpoint.json", state)
         arena.spent.update(state["spent"])
         history = self.dir.trim_ledger(state["round"])
-        self.acceptance.restore(history)  # a rule with memory (sequential, stack) rebuilds it from the ledger
+        self.acceptance.restore(history)  # a rule with memory rebuilds it from the ledger
         study = open_study(self.config.tracking.storage, self.dir / "optuna.log",
                            self.dir.study_name(self.config.run_name, self.config.tracking.storage), self.objective.name)
         optuna_ledger = OptunaLedger(study, self.space)
@@ -185,12 +185,10 @@ class Search:
                             Verdict(evaluation, "full", accepted=True, reason="initial harness"))
             self._log([row], [(r0, None, evaluation)], optuna_ledger, tracker)
             history = [row]
-            state.update(round=0, incumbent=r0.hash, confirmed=r0.hash, incumbent_round=0)
+            state.update(round=0, incumbent=r0.hash, incumbent_round=0)
             state["curve"].append(self._diagnostics(0, evaluation, accepted=True, best=None))
             self._checkpoint(state, arena)
         incumbent = Harness.load(self.dir / "harnesses" / f"{state['incumbent']}.yaml")
-        # the working incumbent, and the last one a rule confirmed (they differ only while `stack` explores)
-        confirmed = Harness.load(self.dir / "harnesses" / f"{state.get('confirmed', state['incumbent'])}.yaml")
         r0_eval = await arena.evaluate(Harness.load(self.dir / "r0.yaml"))
         inc_eval = await self.acceptance.incumbent_evaluation(incumbent, arena)
 
@@ -217,26 +215,14 @@ class Search:
                       optuna_ledger, tracker)
             history.extend(rows)
             announce(self.reporter, self.objective, rows, inc_eval)
-            winner = next((p.harness for p, v in zip(proposals, verdicts) if v.accepted or v.provisional), None)
-            committed = any(v.accepted for v in verdicts)
+            winner = next((p.harness for p, v in zip(proposals, verdicts) if v.accepted), None)
             if winner is not None:
-                incumbent, confirmed = winner, winner if committed else confirmed
-            try:
-                incumbent, confirmed, settled = await self._settle(round_no, incumbent, confirmed, arena,
-                                                                   round_no == self.config.budget.rounds, history,
-                                                                   optuna_ledger, tracker, len(rows))
-            except (BudgetExhausted, ModelOutage) as exc:  # the round stands; its stack stays unconfirmed
-                state["stop_reason"], settled = f"{'model' if isinstance(exc, ModelOutage) else 'budget'}: {exc}", False
-                self.reporter.note(f"stopping after round {round_no}: its stack could not be tested: {exc}")
-            committed = committed or settled
-            if committed or inc_eval.harness.hash != incumbent.hash:  # moved, committed, or back to the confirmed one
+                incumbent = winner
                 inc_eval = await self.acceptance.incumbent_evaluation(incumbent, arena)
-            state.update(incumbent=incumbent.hash, confirmed=confirmed.hash,
-                         **({"incumbent_round": round_no} if committed else {}))
+                state.update(incumbent=incumbent.hash, incumbent_round=round_no)
             best = max((v.evaluation for v in verdicts if v.stage == "full"),
                        key=lambda e: self.objective.rate(e.scorecard).value or 0.0, default=None)
-            entry = self._diagnostics(round_no, inc_eval, accepted=committed, best=best)
-            entry["unconfirmed"] = incumbent.hash != confirmed.hash  # `stack`: a working incumbent, on the tasks it has
+            entry = self._diagnostics(round_no, inc_eval, accepted=winner is not None, best=best)
             state["curve"].append(entry)
             if tracker:
                 tracker.round(round_no, {f"incumbent_{k}": entry[k]["value"] for k in (*self.headline, "objective")})
@@ -245,37 +231,15 @@ class Search:
             self._replan(arena, round_no)
             if state["stop_reason"]:
                 break
-        if incumbent.hash != confirmed.hash:  # a stack never confirmed is not selected
-            self.reporter.note(f"the working incumbent's stack was not confirmed ({state['stop_reason'] or 'stopped'}): "
-                               "the selected harness is the last confirmed one")
-        # the selected harness on the whole split, like R0 (a stack's working incumbent, or a rule that
-        # moved on part of the split, `window`, leaves another harness or fewer tasks here)
-        if inc_eval.harness.hash != confirmed.hash or len(inc_eval.tasks) < len(arena.tasks):
-            inc_eval = await arena.evaluate(confirmed)
-        optuna_ledger.mark_selected(confirmed.hash, state["incumbent_round"])
-        claim = await search_claim(self, r0_eval.harness, confirmed, arena.rollouts, arena.cost)
+        # the selected harness on the whole split, like R0 (a rule that moved on part of the split,
+        # `window`, leaves fewer tasks here)
+        if len(inc_eval.tasks) < len(arena.tasks):
+            inc_eval = await arena.evaluate(incumbent)
+        optuna_ledger.mark_selected(incumbent.hash, state["incumbent_round"])
+        claim = await search_claim(self, r0_eval.harness, incumbent, arena.rollouts, arena.cost)
         study.set_user_attr("claim", claim)
-        return self._finish(state, arena, r0_eval, inc_eval, confirmed, tracker, history, time.monotonic() - started,
+        return self._finish(state, arena, r0_eval, inc_eval, incumbent, tracker, history, time.monotonic() - started,
                             claim)
-
-    async def _settle(self, round_no: int, incumbent: Harness, confirmed: Harness, arena: Arena, final: bool,
-                      history: list[dict], optuna_ledger: OptunaLedger, tracker: MlflowTracker | None,
-                      slot: int) -> tuple[Harness, Harness, bool]:
-        """A rule that moves on unconfirmed edits (`stack`) tests them when due; its verdict is logged as
-        one more row of the round. Returns (working incumbent, confirmed harness, committed)."""
-        out = await self.acceptance.settle(incumbent, confirmed, arena, round_no, final)
-        if out is None:
-            return incumbent, confirmed, False
-        since = max((i for i, r in enumerate(history) if r["accepted"] or str(r["stage"]).startswith(SETTLE_STAGE)),
-                    default=-1)
-        edits = " + ".join(r["edit"] for r in history[since + 1:] if r.get("provisional"))
-        proposal = Proposal(out.challenger, f"stack: {edits}", "the edits moved to since the confirmed harness, "
-                            "tested together against it", "stack")
-        row = self._row(round_no, slot, proposal, confirmed, out.verdict)
-        self._log([row], [(out.challenger, confirmed, out.verdict.evaluation)], optuna_ledger, tracker)
-        history.append(row)
-        announce(self.reporter, self.objective, [row], None)  # Δ: the paired difference to the confirmed
-        return out.incumbent, (out.challenger if out.verdict.accepted else confirmed), out.verdict.accepted
 
     # --- pieces --------------------------------------------------------------------------------
     def _mlflow(self, state: dict[str, Any]) -> MlflowTracker | None:
@@ -315,7 +279,7 @@ class Search:
                 "accepted": verdict.accepted, "stage": verdict.stage, "p_value": verdict.p_value,
                 "p_adjusted": verdict.p_adjusted, "ci": list(verdict.ci) if verdict.ci else None,
                 "mean_diff": verdict.mean_diff, "strata": verdict.strata, "reason": verdict.reason,
-                "undecided": verdict.undecided, "provisional": verdict.provisional,
+                "undecided": verdict.undecided,
                 "rollouts": len(verdict.evaluation.results),
                 "switches": proposal.harness.switches.model_dump(mode="json")}
 

@@ -10,4 +10,4 @@ from __future__ import annotations
 DEFAULT_PROPOSER = "bandit"  # harnessx/search/proposers/bandit.py
 PROPOSER_NAMES = ("bandit", "rules", "llm", "gepa")
 DEFAULT_RULE = "default"  # an alias of `explore` (harnessx/search/explore.py)
-RULE_NAMES = ("default", "explore", "greedy", "paired", "sequential", "stack")
+RULE_NAMES = ("default", "explore", "greedy", "paired")

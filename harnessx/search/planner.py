@@ -1,10 +1,7 @@
 """Budget and power planner: what a search budget buys, and the smallest gain a round can detect.
 
-A round compares each of K proposals with the incumbent on n paired tasks (E seeds each) by a
-one-sided paired test at level alpha / K (Holm's first step). `sequential` (its screen design)
-screens the K proposals on the first m tasks (a fifth of the split, at least 8) and tests only the
-best on the other n - m at alpha / L, where L = 1 + extra seeds is its number of test looks.
-Per task the difference d = challenger − incumbent has variance about `discordance` / E, where
+Under `paired` a round compares each of K proposals with the incumbent on n paired tasks (E seeds
+each) by a one-sided paired test at level alpha / K (Holm's first step). Per task the difference d = challenger − incumbent has variance about `discordance` / E, where
 `discordance` is the share of (task, seed) pairs whose outcomes differ between the two harnesses
 (p10 + p01 of a paired binomial; 2 p (1 − p) when their rollouts are independent, p = the
 incumbent's success rate; far lower when rollouts share their random draws). Then
@@ -17,13 +14,7 @@ The normal approximation does not hold on a handful of tasks: a one-sided sign-f
 paired tasks has p >= 2^-N, so below `min_pairs` tasks no effect can pass and the plan says so
 (MDE none, power 0) instead of quoting the approximation.
 The budget (rollouts, or dollars at a per-rollout cost from an R0 estimate) buys rounds at the
-worst case of the rule: greedy and paired evaluate every proposal on every task; `sequential`
-pays K m E screening rollouts, (n - m) E for the challenger's confirmation and 2 (n - m) per extra
-seed (challenger and incumbent, on the confirmation tasks); its MDE is stated at the first look
-(n - m tasks x E seeds at alpha / L).
-`stack` screens the same way (K m E per round) and tests the stack of its unconfirmed moves on the
-other n - m tasks at alpha every `every` rounds: (n - m) E per settlement, a share 1 / every of it
-per round; its MDE is that of the stack's combined gain, not of one edit. `greedy` runs no test: it moves to
+worst case of the rule: greedy and paired evaluate every proposal on every task. `greedy` runs no test: it moves to
 the best proposal whose mean is above the incumbent's, so it has no MDE per round.
 `default` (`explore`, harnessx/search/explore.py) screens the K proposals on s tasks (16), promotes
 the leader (`promote`) or the better half at each rung (`halving`) to the whole split with futility
@@ -54,8 +45,6 @@ from scipy.stats import binom, norm
 from harnessx.errors import InputError
 from harnessx.search.discordance import ASSUMED
 from harnessx.search.explore import ExploreSettings, climb_rollouts
-from harnessx.search.sequential import Sequential, first_rung
-from harnessx.search.stacking import Stacking
 
 
 @dataclass(frozen=True)
@@ -72,9 +61,6 @@ class PlanConfig:
     max_rollouts: int | None = None
     max_cost: float | None = None
     cost_per_rollout: float | None = None  # USD, from an R0 estimate
-    extra_seeds: int = Sequential.extra_seeds  # sequential: seeds a promising challenger may add (test looks - 1)
-    screen_share: float = Sequential.first     # sequential, stack: share of the split that screens (at least 8 tasks)
-    every: int = Stacking.every                 # stack: rounds between settlements
     claim_tasks: int | None = None    # tasks of the claim's split (None: the claim is not run)
     claim_epochs: int | None = None   # seeds per task of the claim (None: epochs)
     claim_split: str = "heldout"
@@ -85,8 +71,6 @@ class PlanConfig:
                   ("proposals", self.proposals >= 1, ">= 1"), ("epochs", self.epochs >= 1, ">= 1"),
                   ("alpha", 0 < self.alpha < 1, "in (0, 1)"), ("power", 0 < self.power < 1, "in (0, 1)"),
                   ("discordance", 0 < self.discordance <= 1, "in (0, 1]"),
-                  ("extra_seeds", self.extra_seeds >= 0, ">= 0"),
-                  ("screen_share", 0 < self.screen_share < 1, "in (0, 1)"), ("every", self.every >= 1, ">= 1"),
                   ("certify_epochs", (self.claim_epochs or 1) >= 1, ">= 1")]
         for name, ok, expected in checks:
             if not ok:
@@ -118,7 +102,7 @@ class Plan:
         out = [rollout_line(self), self.moves_line()]
         if c.effect is not None and c.accept != "greedy":
             out.append(("probability of moving to" if c.accept in EXPLORE else "power to detect")
-                       + f" {c.effect:+.3f} per {'settlement' if c.accept == 'stack' else 'round'}: "
+                       + f" {c.effect:+.3f} per round: "
                        f"{self.power_at_effect:.2f}")
         out += [f"discordance {c.discordance:.3f}: {c.discordance_source}", self.claim_line()]
         return out + [f"WARNING: {w}" for w in self.warnings]
@@ -139,9 +123,9 @@ class Plan:
             return ("moves: greedy evaluates every proposal on every task and moves to the best one whose mean "
                     "objective is above the incumbent's; it runs no test, so a difference of one task moves it and "
                     "a round has no minimum detectable effect (the claim below is the test)")
-        return (f"power: {'the stack' if c.accept == 'stack' else 'a proposal'} tested on {self.tested_tasks} paired "
-                f"tasks x {c.epochs} seed(s) at alpha {c.alpha}/{divisor(c)} (one-sided"
-                f"{NOTES.get(c.accept, '').format(every=c.every)}), discordance {c.discordance:.2f}: minimum "
+        return (f"power: a proposal tested on {self.tested_tasks} paired "
+                f"tasks x {c.epochs} seed(s) at alpha {c.alpha}/{divisor(c)} (one-sided), discordance "
+                f"{c.discordance:.2f}: minimum "
                 "detectable effect " + (f"{self.mde:+.3f} at power {c.power:.2f}" if math.isfinite(self.mde)
                                         else "none (too few tasks)"))
 
@@ -172,23 +156,14 @@ def rollout_line(p: Plan) -> str:
 
 
 EXPLORE = ("default", "explore")
-SCHEDULE = {"greedy": "about", "paired": "up to", **dict.fromkeys(EXPLORE, "up to")}  # sequential, stack: what they spend
+SCHEDULE = {"greedy": "about", "paired": "up to", **dict.fromkeys(EXPLORE, "up to")}
 LOWERS = {"paired": "racing stops clear losers early, so usually fewer",
           **dict.fromkeys(EXPLORE, "futility stops and the rollout cache lower it, usually well below")}
-SCREEN_NOTE = "; the best of the screened proposals, on tasks the screen did not use"
-NOTES = {"sequential": SCREEN_NOTE, "stack": "; the stack of screened moves, every {every} rounds, on tasks the "
-         "screen did not use"}
 
 
 def divisor(config: PlanConfig) -> int:
-    """alpha is split over the round's K proposals (greedy, paired) or over sequential's test looks."""
-    return {"sequential": 1 + config.extra_seeds, "stack": 1, **dict.fromkeys(EXPLORE, 1)}.get(config.accept,
-                                                                                               config.proposals)
-
-
-def screened(config: PlanConfig) -> int:
-    """Tasks sequential's screen uses (0 when there is nothing to choose or no task left to test)."""
-    return Sequential(first=config.screen_share).screen_size(config.tasks, config.proposals)
+    """alpha is split over the round's K proposals (paired); `default` moves at move_p, undivided."""
+    return 1 if config.accept in EXPLORE else config.proposals
 
 
 def sigma(config: PlanConfig) -> float:
@@ -237,19 +212,10 @@ def exact_power(n: int, p10: float, p01: float, alpha: float) -> float:
 def plan(config: PlanConfig) -> Plan:
     c = config
     per_candidate = c.tasks * c.epochs
-    if c.accept == "sequential":
-        m = screened(c)
-        tested = c.tasks - m
-        per_round = (c.proposals * m + tested) * c.epochs + 2 * tested * c.extra_seeds
-    elif c.accept in EXPLORE:
-        tested = c.tasks
+    tested = c.tasks
+    if c.accept in EXPLORE:
         per_round = climb_rollouts(ExploreSettings(), c.tasks, c.proposals) * c.epochs
-    elif c.accept == "stack":
-        m = first_rung(c.tasks, c.screen_share)  # the rule's window, whatever K (no task left on <= 8)
-        tested = c.tasks - m
-        per_round = c.proposals * m * c.epochs + math.ceil(tested * c.epochs / c.every)
     else:
-        tested = c.tasks
         per_round = c.proposals * tested * c.epochs
     budget = c.max_rollouts
     if c.max_cost is not None:
@@ -267,7 +233,7 @@ def plan(config: PlanConfig) -> Plan:
     claim(result)
     if not testable:
         result.warnings.append(
-            f"no {'stack' if c.accept == 'stack' else 'proposal'} can be accepted: it is tested on {tested} "
+            f"no proposal can be accepted: it is tested on {tested} "
             f"task(s), and a one-sided sign-flip test on N tasks has p >= 2^-N, so it needs at least "
             f"{min_pairs(c)} to reach alpha {c.alpha:g}/{divisor(c)}; use a larger search split")
     if budget is not None and budget < per_candidate:
@@ -294,7 +260,7 @@ def claim(result: Plan) -> None:
     if c.claim_tasks is None:
         return
     n, e = c.claim_tasks, claim_epochs(c)
-    one = replace(c, proposals=1, accept="stack", epochs=e)  # divisor 1: one test at alpha, on E_c seeds
+    one = replace(c, proposals=1, accept="paired", epochs=e)  # divisor 1: one test at alpha, on E_c seeds
     result.claim_rollouts = 2 * n * e
     if n < min_pairs(one):
         result.claim_mde, result.claim_power = math.inf, 0.0 if c.effect is not None else None

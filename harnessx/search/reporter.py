@@ -26,8 +26,8 @@ class Reporter:
         """A round begins (0 is R0's evaluation)."""
 
     def accepted(self, row: dict, before: dict) -> None:
-        """The incumbent moved: `row` is the ledger row (accepted, or provisional under `stack`),
-        `before` the replaced incumbent's objective as `to_dict()` ({} when not known)."""
+        """The incumbent moved: `row` is the accepted ledger row, `before` the replaced incumbent's
+        objective as `to_dict()` ({} when not known)."""
 
 
 
@@ -35,5 +35,5 @@ def announce(reporter: Reporter, objective: Any, rows: list[dict], before: Any |
     """`accepted(row, before)` for each move among these ledger rows."""
     base = objective.rate(before.scorecard).to_dict() if before is not None else {}
     for row in rows:
-        if row["accepted"] or row.get("provisional"):
+        if row["accepted"]:
             reporter.accepted({**row, "objective": {**row["objective"], "kind": base.get("kind")}}, base)

@@ -12,17 +12,14 @@ from harnessx.search.explore import Explore
 from harnessx.search.greedy import Greedy
 from harnessx.search.names import DEFAULT_RULE  # the shipped default of `--accept`: an alias of `explore`
 from harnessx.search.racing import PairedRacing
-from harnessx.search.sequential import Sequential
-from harnessx.search.stacking import Stacking
 
 ACCEPTANCE: dict[str, type[AcceptanceRule]] = {DEFAULT_RULE: Explore, "explore": Explore, "greedy": Greedy,
-                                               "paired": PairedRacing, "sequential": Sequential, "stack": Stacking}
+                                               "paired": PairedRacing}
 TAKES_ALPHA = tuple(name for name, rule in ACCEPTANCE.items() if rule.takes_alpha)
 
 
 def make_acceptance(rule: str | AcceptanceRule, **options) -> AcceptanceRule:
-    """A rule object, or its name (`default` = `explore`, `greedy`, `paired`, `sequential` or `stack`), built
-    with `options`."""
+    """A rule object, or its name (`default` = `explore`, `greedy` or `paired`), built with `options`."""
     if isinstance(rule, AcceptanceRule):
         return rule
     if not isinstance(rule, str):

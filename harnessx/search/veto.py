@@ -3,9 +3,8 @@
 An objective over both strata (`joint`, `joint_clean`, FeasiGen's) is vetoed when either stratum
 regresses significantly, or when the challenger's false abstention rises significantly on the
 feasible tasks: an agent that acts and then defers keeps every solve and every strict-SA deferral,
-so neither stratum regresses while it abandons every feasible task. Each rule decides "significant"
-with its own test (`harmed`): a paired p-value (`paired`, `sequential`'s screen, `stack`) or a harm
-e-value (`sequential`'s halving design).
+so neither stratum regresses while it abandons every feasible task. A rule decides "significant"
+with its own test (`harmed`): `paired` and `default` use a one-sided paired p-value (`p_harmed`).
 """
 
 from __future__ import annotations
