@@ -1,4 +1,4 @@
-"""`paired`, the default acceptance rule: a one-sided paired test with Holm's correction over the
+"""`paired`: the rule that tests every accept: a one-sided paired test with Holm's correction over the
 round's proposals, after racing out clear losers (a smoke subset, then half the tasks), with the
 `joint` stratum veto."""
 
