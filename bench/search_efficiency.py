@@ -66,7 +66,8 @@ from unseen_move import UnseenMove
 
 STRATEGIES = ("paper", "default", "fresh", "unseen", "paired", "gepa", "oracle", "composite")
 BARE = ("paper", "default", "gepa")  # a bare invocation: the paper's protocol, the shipped default and GEPA
-CANDIDATES = ("default", "fresh", "unseen")  # the rules whose targets the bench judges at its end
+DESIGNS = {"fresh": FreshIncumbent, "unseen": UnseenMove}  # bench-only designs of the default rule
+CANDIDATES = ("default", *DESIGNS)  # the rules whose targets the bench judges at its end (all take --default)
 RULES = {"paper": "greedy", "default": "default", "paired": "paired"}
 
 
@@ -193,12 +194,16 @@ class Composing(Proposer):
 def run_search(rule: str, seed: int, suite, args, tmp: Path, cache: Path, model: str, truth: Truth | None = None):
     # the bounds bring their own rule object (its name goes into the run's config record)
     config = SearchConfig.of(objective="joint", env=suite.name, model=model, seed=seed,
-                          proposer="bandit" if rule in ("default", "fresh", "unseen") else "rules",  # the shipped default's own
+                          proposer="bandit" if rule in CANDIDATES else "rules",  # the shipped default's own
                           accept=rule if rule in RULES.values() else "greedy", rounds=args.rounds, proposals=args.proposals, runs_dir=str(tmp), name=f"{rule}-{seed}",
                           tracking_uri=None)
-    options = {"default": args.default, "fresh": args.default, "unseen": args.default}.get(rule, {})
-    acceptance = (Oracle(truth) if rule in ("oracle", "composite") else FreshIncumbent(ExploreSettings(**options))
-                  if rule == "fresh" else UnseenMove(ExploreSettings(**options)) if rule == "unseen" else make_acceptance(rule, **options) if options else None)
+    options = args.default if rule in CANDIDATES else {}
+    if rule in ("oracle", "composite"):
+        acceptance = Oracle(truth)
+    elif rule in DESIGNS:
+        acceptance = DESIGNS[rule](ExploreSettings(**options))
+    else:  # a shipped rule by name; None: the search's own default
+        acceptance = make_acceptance(rule, **options) if options else None
     search = Search(config, suite=suite, acceptance=acceptance, proposer=Composing() if rule == "composite" else None)
     search.dir.prepare(search.config_record(), resume=False)
     run_dir = search.dir.path
@@ -281,25 +286,25 @@ def main() -> None:
     parser.add_argument("--resume", action="store_true",
                         help="reuse the finished jobs of --out's jobs.jsonl (run with the same settings)")
     args = parser.parse_args()
-    for flag, rule in (("default", ExploreSettings),):
-        text = getattr(args, flag)
-        try:
-            options = {k: (v if k == "design" else float(v)) for k, v in
-                       (kv.split("=", 1) for kv in filter(None, text.split(",")))}
-        except ValueError:
-            parser.error(f"--{flag} {text!r}: expected name=number pairs, e.g. rotate=1,extra_seeds=0")
-        unknown = set(options) - set(rule.__dataclass_fields__)
-        if unknown:
-            parser.error(f"--{flag}: unknown option {', '.join(sorted(unknown))}")
-        try:  # here, not in a worker (whose error would not cross the process boundary)
-            rule(**options)
-        except InputError as exc:
-            parser.error(f"--{flag}: {exc}")
-        setattr(args, flag, options)
+    text = args.default  # the default rule's options, as name=number pairs
+    try:
+        options = {k: (v if k == "design" else float(v)) for k, v in
+                   (kv.split("=", 1) for kv in filter(None, text.split(",")))}
+    except ValueError:
+        parser.error(f"--default {text!r}: expected name=number pairs, e.g. screen=12,move_p=0.3")
+    unknown = set(options) - set(ExploreSettings.__dataclass_fields__)
+    if unknown:
+        parser.error(f"--default: unknown option {', '.join(sorted(unknown))}")
+    try:  # here, not in a worker (whose error would not cross the process boundary)
+        ExploreSettings(**options)
+    except InputError as exc:
+        parser.error(f"--default: {exc}")
+    args.default = options
     unknown = set(args.strategies.split(",")) - set(STRATEGIES)
     if unknown:
         parser.error(f"--strategies: unknown {', '.join(sorted(unknown))} (expected a subset of {', '.join(STRATEGIES)})")
     args.strategies = [s for s in STRATEGIES if s in args.strategies.split(",")]
+    check_designs(parser, args)
     if "gepa" in args.strategies and "default" not in args.strategies:
         parser.error("--strategies: gepa needs default (its budget is the default's rollouts of the same job)")
     args.tasks = {"retail": args.retail_tasks, "terminal": args.terminal_tasks}
@@ -352,6 +357,16 @@ def main() -> None:
         print(f"\n== targets for {candidate} (on the means over seeds)")
         print("\n".join(target_report(summaries, candidate)))
     print(f"\n  wall {time.monotonic() - started:.0f}s")
+
+
+def check_designs(parser: argparse.ArgumentParser, args) -> None:
+    """Build each bench-only design asked for with --default's options here, so a combination it
+    refuses is one argparse line, not a worker's traceback."""
+    for name in (d for d in DESIGNS if d in args.strategies):
+        try:
+            DESIGNS[name](ExploreSettings(**args.default))
+        except (InputError, ValueError) as exc:
+            parser.error(f"--strategies {name} with --default {args.default}: {exc}")
 
 
 def settings(args) -> dict:

@@ -30,7 +30,8 @@ class UnseenMove(Explore):
 
     def window(self, arena, incumbent_eval):
         screen, order = super().window(arena, incumbent_eval)
-        self.unseen = [t.id for t in order if t.id not in {s.id for s in screen}]
+        seen = {t.id for t in screen}
+        self.unseen = [t.id for t in order if t.id not in seen]
         return screen, order
 
     def _move(self, verdicts: dict[int, Verdict], i: int, paired: Paired, strata: tuple[str, ...]) -> None:

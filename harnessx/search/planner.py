@@ -1,8 +1,8 @@
 """Budget and power planner: what a search budget buys, and the smallest gain a round can detect.
 
 Under `paired` a round compares each of K proposals with the incumbent on n paired tasks (E seeds
-each) by a one-sided paired test at level alpha / K (Holm's first step). Per task the difference d = challenger − incumbent has variance about `discordance` / E, where
-`discordance` is the share of (task, seed) pairs whose outcomes differ between the two harnesses
+each) by a one-sided paired test at level alpha / K (Holm's first step). Per task the difference
+d = challenger − incumbent has variance about `discordance` / E, where `discordance` is the share of (task, seed) pairs whose outcomes differ between the two harnesses
 (p10 + p01 of a paired binomial; 2 p (1 − p) when their rollouts are independent, p = the
 incumbent's success rate; far lower when rollouts share their random draws). Then
 
@@ -14,8 +14,8 @@ The normal approximation does not hold on a handful of tasks: a one-sided sign-f
 paired tasks has p >= 2^-N, so below `min_pairs` tasks no effect can pass and the plan says so
 (MDE none, power 0) instead of quoting the approximation.
 The budget (rollouts, or dollars at a per-rollout cost from an R0 estimate) buys rounds at the
-worst case of the rule: greedy and paired evaluate every proposal on every task. `greedy` runs no test: it moves to
-the best proposal whose mean is above the incumbent's, so it has no MDE per round.
+worst case of the rule: greedy and paired evaluate every proposal on every task. `greedy` runs no
+test: it moves to the best proposal whose mean is above the incumbent's, so it has no MDE per round.
 `default` (`explore`, harnessx/search/explore.py) screens the K proposals on s tasks (16), promotes
 the leader (`promote`) or the better half at each rung (`halving`) to the whole split with futility
 stops, and moves when the climber's one-sided paired p is below move_p (0.3) and the harm veto is
@@ -123,10 +123,8 @@ class Plan:
             return ("moves: greedy evaluates every proposal on every task and moves to the best one whose mean "
                     "objective is above the incumbent's; it runs no test, so a difference of one task moves it and "
                     "a round has no minimum detectable effect (the claim below is the test)")
-        return (f"power: a proposal tested on {self.tested_tasks} paired "
-                f"tasks x {c.epochs} seed(s) at alpha {c.alpha}/{divisor(c)} (one-sided), discordance "
-                f"{c.discordance:.2f}: minimum "
-                "detectable effect " + (f"{self.mde:+.3f} at power {c.power:.2f}" if math.isfinite(self.mde)
+        return (f"power: a proposal tested on {self.tested_tasks} paired tasks x {c.epochs} seed(s) at alpha "
+                f"{c.alpha}/{divisor(c)} (one-sided), discordance {c.discordance:.2f}: minimum detectable effect " + (f"{self.mde:+.3f} at power {c.power:.2f}" if math.isfinite(self.mde)
                                         else "none (too few tasks)"))
 
     def claim_line(self) -> str:
@@ -212,29 +210,25 @@ def exact_power(n: int, p10: float, p01: float, alpha: float) -> float:
 def plan(config: PlanConfig) -> Plan:
     c = config
     per_candidate = c.tasks * c.epochs
-    tested = c.tasks
-    if c.accept in EXPLORE:
-        per_round = climb_rollouts(ExploreSettings(), c.tasks, c.proposals) * c.epochs
-    else:
-        per_round = c.proposals * tested * c.epochs
+    n = c.tasks  # every rule decides on the whole split (`default` at its last rung)
+    per_round = (climb_rollouts(ExploreSettings(), n, c.proposals) if c.accept in EXPLORE else c.proposals * n) * c.epochs
     budget = c.max_rollouts
     if c.max_cost is not None:
         dollars = math.floor(c.max_cost / c.cost_per_rollout + 1e-9)
         budget = dollars if budget is None else min(budget, dollars)
     rounds = c.rounds if budget is None else max(0, min(c.rounds, (budget - per_candidate) // max(per_round, 1)))
-    testable = c.accept == "greedy" or tested >= min_pairs(c)  # greedy accepts on the mean, without a test
+    testable = c.accept == "greedy" or n >= min_pairs(c)  # greedy accepts on the mean, without a test
     cap = per_candidate * (1 + c.rounds * c.proposals)
-    result = Plan(c, per_candidate, tested, per_round, per_candidate + rounds * per_round, rounds, budget,
-                  mde(c, tested) if testable else math.inf,
-                  (power(c, tested, c.effect) if testable else 0.0) if c.effect is not None else None,
+    result = Plan(c, per_candidate, n, per_round, per_candidate + rounds * per_round, rounds, budget,
+                  mde(c, n) if testable else math.inf,
+                  (power(c, n, c.effect) if testable else 0.0) if c.effect is not None else None,
                   cap=min(cap, budget) if budget is not None else cap)
     if c.accept == "greedy":
         result.mde, result.power_at_effect = math.nan, None
     claim(result)
     if not testable:
         result.warnings.append(
-            f"no proposal can be accepted: it is tested on {tested} "
-            f"task(s), and a one-sided sign-flip test on N tasks has p >= 2^-N, so it needs at least "
+            f"no proposal can be accepted: it is tested on {n} task(s), and a one-sided sign-flip test on N tasks has p >= 2^-N, so it needs at least "
             f"{min_pairs(c)} to reach alpha {c.alpha:g}/{divisor(c)}; use a larger search split")
     if budget is not None and budget < per_candidate:
         result.warnings.append(f"the budget ({budget} rollouts) does not cover R0's {per_candidate}")
