@@ -58,9 +58,11 @@ from harnessx.search.explore import ExploreSettings
 from harnessx.search.veto import p_harmed, vetoes
 from harnessx.search.gepa import optimize_with_gepa
 from harnessx.sim.pairing import with_rho
+from harnessx.sim.worlds import parse_worlds, world_model
 
 from efficiency_report import JobLog, frontier_plot, job_key, report, summarize, write_results
 from efficiency_targets import target_report
+from world_targets import world_report
 from fresh_incumbent import FreshIncumbent
 from unseen_move import UnseenMove
 
@@ -225,13 +227,14 @@ def run_gepa(budget: int, seed: int, suite, cache: Path, model: str):
     return arena.rollouts, harnesses[result.best_idx], lineage
 
 
-def job(env: str, profile: str, rho: float, seed: int, args) -> dict:
+def job(env: str, world: str, rho: float, seed: int, args) -> dict:
     """All strategies for one (suite, world, noise, search seed): the measured figures per strategy.
 
     The searches meet `sim/<profile>` at pairing rho (1 = common random numbers, no rollout noise
     between harnesses; < 1: harnessx/sim/pairing.py); ground truth is the world's expectation, the
     same at every rho, estimated under common random numbers (paired differences with a small SE)."""
     started = time.monotonic()
+    profile = world_model(world)  # a drawn world (draw:N) is registered in this worker
     model = with_rho(profile, rho)
     sizes = {"search": args.tasks[env], "heldout": args.heldout[env]}
     suite = Subset(get_suite(env), sizes)
@@ -252,7 +255,7 @@ def job(env: str, profile: str, rho: float, seed: int, args) -> dict:
             rows[name] = {"rollouts": spent, "gain_search": search_truth.value(chosen) - search_truth.value(r0),
                           "gain_heldout": held_truth.value(chosen) - held_truth.value(r0),
                           "accepted": len(accepted), "harmful": harmful, "rounds": max(rounds, 1)}
-    out = {"env": env, "profile": profile, "rho": rho, "seed": seed, "sizes": sizes, "rows": rows,
+    out = {"env": env, "profile": world, "rho": rho, "seed": seed, "sizes": sizes, "rows": rows,
            "wall": time.monotonic() - started, "r0": (search_truth.value(r0), held_truth.value(r0))}
     print(f"  done {env}/{profile}/rho {rho:g}/seed {seed} in {out['wall']:.0f}s: " + "; ".join(
         f"{n} {r['rollouts']} rollouts, gain {r['gain_search']:+.3f}/{r['gain_heldout']:+.3f}, "
@@ -263,7 +266,9 @@ def job(env: str, profile: str, rho: float, seed: int, args) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--envs", default="retail,terminal")
-    parser.add_argument("--worlds", default="baseline,harmful")
+    parser.add_argument("--worlds", default="baseline,harmful",
+                        help="named worlds and draws of the world distribution (harnessx/sim/worlds.py), e.g. "
+                             "baseline,harmful,draw:1000-1019; choose a design on some draws, report it on others")
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--first-seed", type=int, default=0,
                         help="search seeds first-seed .. first-seed + seeds - 1 (tune a rule on other seeds than you report)")
@@ -314,7 +319,11 @@ def main() -> None:
         args.heldout.setdefault(env, args.heldout_tasks)
     started = time.monotonic()
     rhos = [float(r) for r in args.rho.split(",")]
-    jobs = [(e, w, r, seed) for e in args.envs.split(",") for r in rhos for w in args.worlds.split(",")
+    try:
+        worlds = parse_worlds(args.worlds)
+    except ValueError as exc:
+        parser.error(f"--worlds: {exc}")
+    jobs = [(e, w, r, seed) for e in args.envs.split(",") for r in rhos for w in worlds
             for seed in range(args.first_seed, args.first_seed + args.seeds)]
     jobs.sort(key=lambda j: (j[0] == "terminal", j[2] == 1.0, j[3]))  # the fast suite and the noisy worlds first
     out_dir = Path(args.out)
@@ -356,6 +365,9 @@ def main() -> None:
     for candidate in (c for c in CANDIDATES if c in args.strategies) if summaries and "paper" in args.strategies else ():
         print(f"\n== targets for {candidate} (on the means over seeds)")
         print("\n".join(target_report(summaries, candidate)))
+    across = world_report(summaries) if "default" in args.strategies else []
+    if across:
+        print("\n" + "\n".join(across))
     print(f"\n  wall {time.monotonic() - started:.0f}s")
 
 
