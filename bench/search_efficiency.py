@@ -63,6 +63,7 @@ from harnessx.sim.worlds import parse_worlds, world_model
 from efficiency_report import JobLog, frontier_plot, job_key, report, summarize, write_results
 from efficiency_targets import target_report
 from world_targets import world_report
+from proposer_reach import first_reach, targets as reach_targets
 from fresh_incumbent import FreshIncumbent
 from unseen_move import UnseenMove
 
@@ -213,7 +214,8 @@ def run_search(rule: str, seed: int, suite, args, tmp: Path, cache: Path, model:
     result = asyncio.run(search.run(resume=True))  # the prepared, empty run dir: starts at R0
     harnesses = {row["hash"]: Harness.load(run_dir / "harnesses" / f"{row['hash']}.yaml") for row in result.ledger}
     accepted = [(harnesses[r["hash"]], harnesses[r["parent"]]) for r in result.ledger if r["accepted"] and r["parent"]]
-    return result.summary["rollouts"], result.selected.harness, accepted, result.summary["rounds_done"]
+    proposed = [(r["round"], harnesses[r["hash"]]) for r in result.ledger if r["parent"]]
+    return result.summary["rollouts"], result.selected.harness, accepted, result.summary["rounds_done"], proposed
 
 
 def run_gepa(budget: int, seed: int, suite, cache: Path, model: str):
@@ -224,7 +226,8 @@ def run_gepa(budget: int, seed: int, suite, cache: Path, model: str):
     while i and result.parents[i] and result.parents[i][0] is not None:
         lineage.append((harnesses[i], harnesses[result.parents[i][0]]))
         i = result.parents[i][0]
-    return arena.rollouts, harnesses[result.best_idx], lineage
+    proposed = [(n, h) for n, h in enumerate(harnesses) if n]  # no rounds: the n-th candidate
+    return arena.rollouts, harnesses[result.best_idx], lineage, proposed
 
 
 def job(env: str, world: str, rho: float, seed: int, args) -> dict:
@@ -239,24 +242,38 @@ def job(env: str, world: str, rho: float, seed: int, args) -> dict:
     sizes = {"search": args.tasks[env], "heldout": args.heldout[env]}
     suite = Subset(get_suite(env), sizes)
     search_truth, held_truth = (Truth(suite, profile, s, args.gt_epochs) for s in ("search", "heldout"))
-    r0 = load_space().initial()
+    space = load_space()
+    r0 = space.initial()
+    goal = reach_targets(space, r0, search_truth, profile) if args.reach else None
     rows: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
         cache = Path(tmp) / "cache"
         cache.mkdir()
         for name in args.strategies:
             if name == "gepa":
-                spent, chosen, accepted = run_gepa(rows["default"]["rollouts"], seed, suite, cache, model)
+                spent, chosen, accepted, proposed = run_gepa(rows["default"]["rollouts"], seed, suite, cache, model)
                 rounds = args.rounds
             else:
-                spent, chosen, accepted, rounds = run_search(RULES.get(name, name), seed, suite, args, Path(tmp) / name,
+                spent, chosen, accepted, rounds, proposed = run_search(RULES.get(name, name), seed, suite, args, Path(tmp) / name,
                                                              cache, model, search_truth)
             harmful = sum(search_truth.harmful(c, p) for c, p in accepted)
             rows[name] = {"rollouts": spent, "gain_search": search_truth.value(chosen) - search_truth.value(r0),
                           "gain_heldout": held_truth.value(chosen) - held_truth.value(r0),
                           "accepted": len(accepted), "harmful": harmful, "rounds": max(rounds, 1)}
+            if goal is not None:
+                rows[name]["reach"] = {"single": first_reach(space, r0, proposed, (goal.best_single,)),
+                                       "pair": first_reach(space, r0, proposed, goal.best_pair) if goal.best_pair else None,
+                                       "looks": len(proposed)}
     out = {"env": env, "profile": world, "rho": rho, "seed": seed, "sizes": sizes, "rows": rows,
            "wall": time.monotonic() - started, "r0": (search_truth.value(r0), held_truth.value(r0))}
+    if goal is not None:
+        out["reach_targets"] = {"single": goal.best_single.key, "single_gain": goal.single_gain,
+                                "pair": [e.key for e in goal.best_pair] if goal.best_pair else None,
+                                "pair_gain": goal.pair_gain, "pair_alone": goal.pair_alone}
+        print(f"  reach {env}/{profile}/seed {seed}: best single {goal.best_single.key} ({goal.single_gain:+.3f}), best "
+              f"pair {out['reach_targets']['pair']} ({goal.pair_gain:+.3f}, alone {goal.pair_alone:+.3f}); " + "; ".join(
+                  f"{n} single {r['reach']['single']} pair {r['reach']['pair']} of {r['reach']['looks']} looks"
+                  for n, r in rows.items()), flush=True)
     print(f"  done {env}/{profile}/rho {rho:g}/seed {seed} in {out['wall']:.0f}s: " + "; ".join(
         f"{n} {r['rollouts']} rollouts, gain {r['gain_search']:+.3f}/{r['gain_heldout']:+.3f}, "
         f"harmful {r['harmful']}/{r['accepted']}" for n, r in rows.items()), flush=True)
@@ -285,6 +302,9 @@ def main() -> None:
                         help="a subset of " + ",".join(STRATEGIES) + " (default: " + ",".join(BARE) + "; oracle and "
                              "composite, the bounds, only when asked for)")
     parser.add_argument("--default", default="", help="options of the default rule, e.g. design=halving,move_p=0.3")
+    parser.add_argument("--reach", action="store_true",
+                        help="also measure the best single edit and pair on ground truth and when each search first "
+                             "proposes them (bench/proposer_reach.py; costs the single edits' ground truth)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", default="runs/bench-efficiency",
                         help="jobs.jsonl (a line per finished job), results.json and frontier.png go here")
