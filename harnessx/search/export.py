@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any, Literal
 
 from harnessx.errors import InputError
 from harnessx.harness import Harness
+from harnessx.io_read import read_json
+from harnessx.io_write import write_atomic
 from harnessx.stored import check_finished
 
 MODEL_CODE = Path(__file__).with_name("mlflow_model.py")
@@ -25,6 +29,33 @@ def export(run_dir: str | Path, out: str | Path) -> Harness:
     harness = selected_harness(run_dir)
     harness.save(out)
     return harness
+
+
+def read_tools(path: str | Path) -> list[dict[str, Any]]:
+    """Your agent's tools from a JSON file: a list of OpenAI tools (or bare functions), or a mapping
+    with such a list under `tools` (a chat request body); each checked, one line naming the first bad one."""
+    from harnessx.harness.openai_format import tool_specs
+
+    data = read_json(path, "a JSON list of OpenAI tools, or an object with `tools`")
+    tools = data.get("tools") if isinstance(data, dict) else data
+    if not isinstance(tools, list):
+        raise InputError(str(path), "no list of tools", "a JSON list of OpenAI tools, or an object with `tools`")
+    try:
+        return [t.openai() for t in tool_specs(tools)]
+    except ValueError as exc:
+        raise InputError(str(path), str(exc)) from None
+
+
+def export_openai(run_dir: str | Path, out: str | Path, tools: list[dict[str, Any]] | None = None,
+                  native_abandon: Literal["file", "tool"] = "tool") -> tuple[Harness, dict[str, Any]]:
+    """Write the run's selected harness in the OpenAI shape (docs/export.md) for these tools."""
+    harness = selected_harness(run_dir)
+    try:
+        document = harness.to_openai(tools or [], native_abandon)
+    except ValueError as exc:
+        raise InputError("--tools", str(exc)) from None
+    write_atomic(out, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    return harness, document
 
 
 def register(harness: Harness, name: str, tracking_uri: str) -> int:
