@@ -206,13 +206,18 @@ def bad_plugins(tmp_path, monkeypatch):
         sys.modules.pop(name, None)
 
 
+@pytest.mark.parametrize("via", ["import path", "entry point"])
 @pytest.mark.parametrize("kind", sorted(REGISTRIES))
 @pytest.mark.parametrize("case", sorted(BAD_TARGETS))
-def test_every_kind_refuses_every_bad_target_in_one_line(kind, case, bad_plugins):
+def test_every_kind_refuses_every_bad_target_in_one_line(kind, case, via, bad_plugins, monkeypatch):
     registry = REGISTRIES[kind]
     spec, *phrases = BAD_TARGETS[case]
+    if via == "entry point":  # the same target, registered by an installed package under the name `bad`
+        monkeypatch.setattr(plugins, "_installed", lambda: ((registry.group, "bad", spec, "bad-pkg"),))
+        phrases = [p.replace("does not import", "failed to load") for p in phrases]
+        phrases += [f"entry point 'bad = {spec}' (group {registry.group}, package bad-pkg)"]
     with pytest.raises(InputError) as caught:
-        registry.load(spec)
+        registry.load("bad" if via == "entry point" else spec)
     message = str(caught.value)
     assert message.startswith(f"{registry.option}: ") and spec in message and "\n" not in message
     assert all(p in message for p in phrases), message
