@@ -95,6 +95,23 @@ def test_the_openai_export_builds_a_chat_request_in_a_plain_script(run_dir, tmp_
     assert result["abandon_tool"] == "defer_task" and result["certified"] is doc["claim"]["certified"]
 
 
+def test_env_tools_are_what_the_runs_environment_offers(run_dir, tmp_path):
+    import asyncio
+
+    from harnessx.envs.toy import ToySuite
+    from harnessx.tools import AbandonSpec
+
+    out = tmp_path / "h.json"
+    ran = cli("export", str(run_dir), "--format", "openai", "--env-tools", "--out", str(out))
+    assert ran.exit_code == 0, ran.output
+    task = next(t for t in ToySuite().tasks("search") if t.feasible)
+    offered = asyncio.run(ToySuite().make_env().reset(task, AbandonSpec(mode="tool"))).tools
+    doc = json.loads(out.read_text())
+    assert doc["tools"] == [t.openai() for t in offered] + [doc["tools"][-1]] and len(offered) >= 1
+    assert doc["tools"][-1]["function"]["name"] == doc["abandon"]["tool"]
+    assert all(t.name in doc["system"] or doc["tool_format"] == "native" for t in offered)
+
+
 def test_render_is_what_the_runtime_offers_for_those_tools():
     specs = [ToolSpec(name="get", description="Read.", parameters=TOOLS[0]["function"]["parameters"])]
     for name in preset_names():
@@ -147,6 +164,8 @@ def test_every_harness_exports_valid_openai_tools_and_the_fields_its_switches_im
     (json.dumps([TOOLS[1], TOOLS[1]]), [], "['put'] given twice"),
     (json.dumps([{"name": "defer_task"}]), [], "the harness's own deferral tool"),
     (json.dumps(TOOLS), ["--format", "yaml"], "--format: unknown format 'yaml'"),
+    (json.dumps(TOOLS), ["--format", "harnessx"], "--tools: applies to --format openai only"),
+    (json.dumps(TOOLS), ["--format", "openai", "--env-tools"], "--env-tools: given with --tools"),
 ])
 def test_bad_tools_or_format_are_one_line_and_nothing_is_written(run_dir, tmp_path, content, args, message):
     (tmp_path / "tools.json").write_text(content)

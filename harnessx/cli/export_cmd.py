@@ -24,6 +24,8 @@ def export(
     tools: Path = typer.Option(None, "--tools", help="openai: your agent's tools, a JSON list of OpenAI tools (or a "
                                "chat request body with `tools`), rendered into the prompt and listed before the "
                                "deferral tool; default: the harness's own tools only."),
+    env_tools: bool = typer.Option(False, "--env-tools", help="openai: render for the tools the run's environment "
+                                   "offers (on its first feasible search task) instead of --tools."),
     mlflow_register: str = typer.Option(None, "--mlflow-register", help="Also register it in the MLflow model "
                                         "registry under this name, with alias `champion`."),
     tracking_uri: str = typer.Option(DEFAULT_MLFLOW_URI, "--tracking-uri", help="MLflow tracking/registry URI."),
@@ -35,18 +37,25 @@ def export(
     """
     from harnessx.report.cells import objective_cell
     from harnessx.search.certify import claim_line
-    from harnessx.search.export import export as do_export, export_openai, read_tools, register
+    from harnessx.search.export import (environment_tools, export as do_export, export_openai, read_tools, register,
+                                        selected_harness)
     from harnessx.search.uris import check_tracking_uri
 
     if fmt not in FORMATS:
         raise InputError("--format", f"unknown format {fmt!r}", f"one of {', '.join(FORMATS)}")
-    if tools is not None and fmt != "openai":
-        raise InputError("--tools", "applies to --format openai only")
+    for flag, given in (("--tools", tools is not None), ("--env-tools", env_tools)):
+        if given and fmt != "openai":
+            raise InputError(flag, "applies to --format openai only")
+    if tools is not None and env_tools:
+        raise InputError("--env-tools", "given with --tools", "one source of tools")
     if mlflow_register:  # its store must work before the harness file is written
         check_tracking_uri(tracking_uri)
     if fmt == "openai":
         out = out or Path("harness.openai.json")
-        harness, _ = export_openai(run_dir, out, read_tools(tools) if tools is not None else None)
+        listed = read_tools(tools) if tools is not None else None
+        if env_tools:
+            listed = environment_tools(run_dir, selected_harness(run_dir))
+        harness, _ = export_openai(run_dir, out, listed)
     else:
         out = out or Path("harness.yaml")
         harness = do_export(run_dir, out)

@@ -46,6 +46,32 @@ def read_tools(path: str | Path) -> list[dict[str, Any]]:
         raise InputError(str(path), str(exc)) from None
 
 
+def environment_tools(run_dir: str | Path, harness: Harness) -> list[dict[str, Any]]:
+    """The tools the run's environment (its suite, with the options the run recorded) offers on its first
+    feasible search task, as OpenAI tools; the harness's own deferral tool is not among them."""
+    import asyncio
+
+    from harnessx.envs.registry import get_suite
+    from harnessx.harness.render import render
+
+    config = read_json(Path(run_dir) / "config.json", "the run's config.json (written when the search started)")
+    suite = get_suite(config["env"], **(config.get("suite_options") or {}))
+    tasks = suite.tasks("search")
+    task = next((t for t in tasks if t.feasible), tasks[0] if tasks else None)  # a blocked twin may mask tools
+    if task is None:
+        raise InputError("--env-tools", f"environment {config['env']!r} has no search task to read tools from")
+    env = suite.make_env()
+
+    async def offered() -> list[Any]:
+        try:
+            return (await env.reset(task, render(harness, [], env.native_abandon).abandon)).tools
+        finally:
+            await env.cleanup()
+
+    own = {t.name for t in render(harness, [], env.native_abandon).tools}
+    return [t.openai() for t in asyncio.run(offered()) if t.name not in own]
+
+
 def export_openai(run_dir: str | Path, out: str | Path, tools: list[dict[str, Any]] | None = None,
                   native_abandon: Literal["file", "tool"] = "tool") -> tuple[Harness, dict[str, Any]]:
     """Write the run's selected harness in the OpenAI shape (docs/export.md) for these tools."""
