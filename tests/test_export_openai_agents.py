@@ -50,3 +50,35 @@ def test_a_planner_executor_harness_gives_an_executor_and_a_toolless_planner():
     assert executor.instructions == rendered.executor_system and planner.instructions == rendered.planner_system
     assert planner.tools == [] and [t.name for t in executor.tools] == ["get", "defer_task"]
     assert "{task}" in EXECUTOR_MESSAGE and "{plan}" in EXECUTOR_MESSAGE
+
+
+class Scripted(agents.models.interface.Model):
+    """An offline model for the SDK's Runner: replies with the given tool calls, in order."""
+
+    def __init__(self, calls):
+        self.calls, self.seen = list(calls), []
+
+    async def get_response(self, system_instructions, input, model_settings, tools, output_schema, handoffs, tracing,
+                           **_):
+        from openai.types.responses import ResponseFunctionToolCall
+
+        self.seen.append((system_instructions, [t.name for t in tools]))
+        name, args = self.calls.pop(0)
+        call = ResponseFunctionToolCall(type="function_call", call_id=f"c{len(self.seen)}", name=name,
+                                        arguments=json.dumps(args))
+        return agents.items.ModelResponse(output=[call], usage=agents.usage.Usage(), response_id=None)
+
+    def stream_response(self, *args, **kwargs):
+        raise NotImplementedError
+
+
+def test_the_sdk_runner_ends_the_run_at_the_deferral_with_it_as_the_output():
+    agents.set_tracing_disabled(True)  # nothing leaves the machine
+    deferral = {"category": "infeasible", "blocker": "no key z", "rationale": "get found nothing"}
+    model = Scripted([("get", {"key": "z"}), ("defer_task", deferral), ("get", {"key": "never asked"})])
+    harness = load_preset("A1")
+    result = agents.Runner.run_sync(harness_agent(harness, [get], model=model), "Copy the value of z into b.")
+    assert json.loads(result.final_output) == {"deferred": True, **deferral}
+    assert len(model.seen) == 2 and model.calls  # the run stopped at the deferral: no third model call
+    rendered = harness.render([{"name": "get", "description": get.description, "parameters": get.params_json_schema}])
+    assert model.seen[0] == (rendered.system, ["get", "defer_task"])
