@@ -1,5 +1,4 @@
-"""The benchmark seam: benchmarks are found in `harnessx/benchmarks/` (a new module edits no other
-file), the core names none of them, and each benchmark's suites, CLI group, simulator hooks and data
+"""The benchmark seam: benchmarks are found by entry point (`harnessx.benchmarks`) or import path, the core names none of them, and each benchmark's suites, CLI group, simulator hooks and data
 options reach every command through the registry."""
 
 from __future__ import annotations
@@ -13,8 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from harnessx.benchmarks.base import Benchmark
-from harnessx.benchmarks.registry import cli_groups, discover, get_benchmark, names, simulators, suites
+from harnessx.benchmarks.registry import cli_groups, get_benchmark, names, simulators, suites
 from harnessx.cli.main import app
+from harnessx.errors import InputError
 from tests.kaware_fixture import write_kaware
 
 REPO = Path(__file__).resolve().parent.parent
@@ -56,24 +56,37 @@ def test_the_core_names_no_benchmark():
     assert not found, found
 
 
-def test_a_new_benchmark_module_is_found_without_editing_another_file(tmp_path, monkeypatch):
+def test_every_benchmark_module_is_registered_in_pyproject():
+    """Each module here that defines `BENCHMARK` is an entry point of `harnessx.benchmarks` under its name."""
+    import importlib
+    import pkgutil
+    import tomllib
+
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["entry-points"]["harnessx.benchmarks"]
+    modules = {}
+    for info in pkgutil.iter_modules([str(REPO / "harnessx" / "benchmarks")]):
+        cls = getattr(importlib.import_module(f"harnessx.benchmarks.{info.name}"), "BENCHMARK", None)
+        if cls is not None:
+            modules[cls.name] = f"harnessx.benchmarks.{info.name}:{cls.__name__}"
+    assert declared == modules
+
+
+def test_a_benchmark_outside_the_package_is_found_by_import_path(tmp_path, monkeypatch):
     pkg = tmp_path / "plugs"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
     (pkg / "demo.py").write_text(
         "from harnessx.benchmarks.base import Benchmark\n"
-        "class Demo(Benchmark):\n    name = 'demo'\n    suites = {'demo-suite': 'x:Y'}\n"
-        "    cli = 'plugs.demo_cmd'\n    help = 'A demo.'\n"
-        "BENCHMARK = Demo\n")
-    (pkg / "helpers.py").write_text("X = 1\n")  # a module without BENCHMARK is no benchmark
-    (pkg / "_private.py").write_text("raise RuntimeError('never imported')\n")
+        "class Demo(Benchmark):\n    name = 'demo'\n"
+        "class Nameless(Benchmark):\n    pass\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    found = discover(pkg, "plugs")
-    assert list(found) == ["demo"] and found["demo"].suites == {"demo-suite": "x:Y"}
-    (pkg / "clash.py").write_text("from plugs.demo import Demo\nclass Clash(Demo):\n    pass\nBENCHMARK = Clash\n")
-    with pytest.raises(TypeError, match="defined twice"):
-        discover(pkg, "plugs")
+    assert get_benchmark("plugs.demo:Demo").name == "demo"
+    with pytest.raises(InputError, match="names its benchmark ''"):
+        get_benchmark("plugs.demo:Nameless")
+    with pytest.raises(InputError, match="not a valid benchmark"):
+        get_benchmark("plugs:__name__")
     sys.modules.pop("plugs", None)
+    sys.modules.pop("plugs.demo", None)
 
 
 def test_suites_cli_groups_and_simulators_come_from_the_benchmarks():

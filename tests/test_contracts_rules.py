@@ -29,7 +29,7 @@ from test_search_space import context  # noqa: E402
 
 from harnessx.search.arena import RULE_ARENA  # noqa: E402
 from harnessx.search.proposers import PROPOSERS, make_proposer  # noqa: E402
-from harnessx.search.rules import ACCEPTANCE, TAKES_ALPHA, make_acceptance  # noqa: E402
+from harnessx.search.rules import ACCEPTANCE, make_acceptance, rule_class, takes_alpha  # noqa: E402
 
 N = 30  # tasks per stratum
 ROUNDS = 4
@@ -66,7 +66,7 @@ def test_a_copy_of_the_incumbent_is_never_accepted_and_only_declared_members_are
               for r in range(1, ROUNDS + 1) for s in range(2)}
     inner = FakeArena({e.harness.hash: e for e in (incumbent, *copies.values())})
     arena = DeclaredOnly(inner)
-    rule = make_acceptance(name, **({"alpha": 0.05} if name in TAKES_ALPHA else {}))
+    rule = make_acceptance(name, **({"alpha": 0.05} if takes_alpha(name) else {}))
     working = incumbent.harness
     for round_no in range(1, ROUNDS + 1):
         inner.round = round_no
@@ -82,7 +82,7 @@ def test_a_copy_of_the_incumbent_is_never_accepted_and_only_declared_members_are
 def test_a_rule_never_probes_the_arena_for_a_member(name):
     """`hasattr(arena, ...)` / `getattr(arena, ..., default)` would hide an undeclared member behind a
     silent fallback: every module of the rule's class hierarchy calls declared members only."""
-    modules = {inspect.getmodule(cls) for cls in ACCEPTANCE[name].__mro__} - {None, inspect.getmodule(object)}
+    modules = {inspect.getmodule(cls) for cls in rule_class(name).__mro__} - {None, inspect.getmodule(object)}
     probes = []
     for module in modules:
         path = inspect.getsourcefile(module)

@@ -1,7 +1,7 @@
 """The how-to pages' worked examples (docs/howto/examples/*.py, included verbatim in the pages) run
-through their seams and, where the seam has a registry, through the CLI: the calendar environment
-lists its tasks and evaluates a harness with `--env calendar`; the `margin` acceptance rule runs a
-search with `--accept margin --alpha`; the `checklist` proposer runs a search from Python, whose
+through their seams and, by import path (no registration, no edit of HarnessX), through the CLI: the
+calendar environment lists its tasks and evaluates a harness with `--env calendar_env:CalendarSuite`;
+the `margin` acceptance rule runs a search with `--accept margin_rule:MarginRule --alpha`; the `checklist` proposer runs a search from Python, whose
 run `harnessx export` then reads. If a seam changes under an example, this file fails."""
 
 from __future__ import annotations
@@ -11,11 +11,9 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 import harnessx
-from harnessx.envs import registry
 from harnessx.envs.toy import ToySuite
 from harnessx.tasks import ToolCall
 from harnessx.tools import AbandonSpec
@@ -34,10 +32,7 @@ def cli(*args: str):
     return CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
 
 
-@pytest.fixture
-def calendar_registered(monkeypatch):
-    """What the page's one registry line does: `--env calendar` builds the example suite."""
-    monkeypatch.setitem(registry.SUITES, "calendar", "calendar_env:CalendarSuite")
+CALENDAR = "calendar_env:CalendarSuite"  # importable: the examples folder is on sys.path
 
 
 def episode(task, calls):
@@ -71,14 +66,14 @@ def test_the_calendar_fills_the_environment_seam_and_its_verifier_tells_right_fr
     assert all(o.error for o in outcomes)  # bad arguments and unknown tools are observations, not crashes
 
 
-def test_the_calendar_runs_through_the_cli(calendar_registered, tmp_path, monkeypatch):
+def test_the_calendar_runs_through_the_cli(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    listed = cli("tasks", "list", "--env", "calendar")
+    listed = cli("tasks", "list", "--env", CALENDAR)
     assert listed.exit_code == 0, listed.output
     assert all(t.id in listed.output for t in CalendarSuite().tasks())
-    shown = cli("tasks", "show", "cal-1-held", "--env", "calendar")
+    shown = cli("tasks", "show", "cal-1-held", "--env", CALENDAR)
     assert shown.exit_code == 0 and "held for maintenance" in shown.output, shown.output
-    ran = cli("eval", "--env", "calendar", "--harness", "A1", "--split", "search", "--out", "ev")
+    ran = cli("eval", "--env", CALENDAR, "--harness", "A1", "--split", "search", "--out", "ev")
     assert ran.exit_code == 0, ran.output
     report = json.loads(next((tmp_path / "ev").glob("eval-search-*.json")).read_text())
     split, tasks = report["splits"]["search"], CalendarSuite().tasks("search")
@@ -87,13 +82,8 @@ def test_the_calendar_runs_through_the_cli(calendar_registered, tmp_path, monkey
     assert (joint["n"], joint["excluded"]) == (len(tasks), 0)  # every rollout scored, none excluded
 
 
-def test_the_margin_rule_runs_through_the_cli_with_its_alpha(tmp_path, monkeypatch):
-    from harnessx.search import loop, rules
-
-    # what the page's registry line does (`TAKES_ALPHA` is derived from `ACCEPTANCE` when rules.py loads)
-    monkeypatch.setitem(rules.ACCEPTANCE, "margin", MarginRule)
-    monkeypatch.setattr(loop, "TAKES_ALPHA", (*loop.TAKES_ALPHA, "margin"))
-    ran = cli("search", "--env", "toy", "--accept", "margin", "--alpha", "0.2", "--rounds", "1", "--proposals", "2",
+def test_the_margin_rule_runs_through_the_cli_with_its_alpha(tmp_path):
+    ran = cli("search", "--env", "toy", "--accept", "margin_rule:MarginRule", "--alpha", "0.2", "--rounds", "1", "--proposals", "2",
               "--name", "m", "--runs-dir", str(tmp_path), "--no-mlflow")
     assert ran.exit_code == 0, ran.output
     assert "accept=margin" in ran.output

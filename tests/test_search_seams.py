@@ -12,7 +12,7 @@ import pytest
 from harnessx.search import Search, SearchConfig
 from harnessx.search.acceptance import AcceptanceRule, Verdict
 from harnessx.search.proposers import PROPOSERS, Proposer, make_proposer
-from harnessx.search.rules import ACCEPTANCE, TAKES_ALPHA, make_acceptance
+from harnessx.search.rules import ACCEPTANCE, make_acceptance, takes_alpha
 from test_search_acceptance import FakeArena, evaluation, make_tasks
 
 HOOKS = ("judge", "restore", "incumbent_evaluation")  # what harnessx/search/loop.py calls
@@ -20,7 +20,7 @@ HOOKS = ("judge", "restore", "incumbent_evaluation")  # what harnessx/search/loo
 
 @pytest.mark.parametrize("name", sorted(ACCEPTANCE))
 def test_every_registered_rule_fills_the_seam(name):
-    rule = make_acceptance(name, **({"alpha": 0.05} if name in TAKES_ALPHA else {}))
+    rule = make_acceptance(name, **({"alpha": 0.05} if takes_alpha(name) else {}))
     assert isinstance(rule, AcceptanceRule) and rule.name == ("explore" if name == "default" else name)  # an alias
     for hook in HOOKS:
         assert callable(getattr(rule, hook)), hook

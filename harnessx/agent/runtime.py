@@ -19,7 +19,7 @@ from harnessx.agent.sampling import call_seed, sampling_kwargs, seed_environment
 from harnessx.envs.base import Environment, StepOutcome
 from harnessx.errors import EnvironmentFailure, ModelCallError
 from harnessx.harness.model import Harness
-from harnessx.harness.render import Rendered, render, task_message
+from harnessx.harness.render import EXECUTOR_MESSAGE, PLANNER_REVIEW, Rendered, render, task_message
 from harnessx.models.client import ModelClient, ModelReply, Usage
 from harnessx.tasks import Task, ToolCall
 from harnessx.trajectory import Author, Trajectory
@@ -238,8 +238,7 @@ class _Episode:
                 self.record_abandon("agent", "stop", plan.lstrip()[len(spec.stop_token):].strip(), role="planner")
                 return plan
             if round_no + 1 < self.harness.switches.planner_rounds:
-                self.harness_says(messages, "Review your plan once: check each prerequisite, then give the final plan.",
-                                  "planner_review")
+                self.harness_says(messages, PLANNER_REVIEW, "planner_review")
         return plan
 
     async def harness_control(self) -> None:
@@ -283,7 +282,7 @@ async def _act(ep: _Episode, harness: Harness, observation: str) -> None:
     if sw.topology == "planner-executor":
         plan = await ep.plan(observation)
         ep.messages = [{"role": "system", "content": ep.rendered.executor_system},
-                       {"role": "user", "content": f"{observation}\n\nPlan from the planner:\n{plan}"}]
+                       {"role": "user", "content": EXECUTOR_MESSAGE.format(task=observation, plan=plan)}]
         if not ep.done:
             await ep.loop(ep.messages, "executor", sw.executor_max_turns)
     else:

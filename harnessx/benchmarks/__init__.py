@@ -1,5 +1,5 @@
 """Benchmarks: data + protocol + per-task scorer + aggregate metrics, behind one protocol (`base.py`),
-found by discovery (`registry.py`): each module here that defines `BENCHMARK` is one benchmark."""
+found by discovery (`registry.py`): each entry point of the group `harnessx.benchmarks` is one benchmark."""
 
 from harnessx.benchmarks.base import Benchmark, DataOption
 from harnessx.benchmarks.registry import (

@@ -1,26 +1,22 @@
 """Benchmarks found by discovery, and what the core asks of all of them.
 
-Discovery: every module or package directly under `harnessx/benchmarks/` (except `base`, `registry`,
-`evaluate` and names starting with `_`) that defines `BENCHMARK`, a `Benchmark` subclass. A new benchmark is one
-new module there: no table to edit, nothing to install. Entry points (`harnessx.benchmarks`) would
-also find benchmarks outside the package, but they need a `pyproject.toml` edit and a reinstall for
-every benchmark, and an editable install shows stale metadata until then; benchmarks of this project
-live in it, so the folder is the registry.
+Discovery: the entry-point group `harnessx.benchmarks` (`NAME = "module:Class"`, a `Benchmark` subclass
+whose `name` is NAME), HarnessX's own declared in its pyproject.toml like any other package's (see
+harnessx/plugins.py). A task's `metadata["benchmark"]` may also be an import path `package.module:Class`.
 
-Listing imports each benchmark module (light by contract, see `base.py`); scoring code is imported
-when a benchmark first scores.
+Listing names imports nothing; what needs the benchmarks themselves (their suites, objectives, tables)
+imports each benchmark module (light by contract, see `base.py`); scoring code is imported when a
+benchmark first scores.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harnessx.benchmarks.base import Benchmark, DataOption
 from harnessx.errors import InputError
+from harnessx.plugins import Registry, is_import_path, subclass_of
 
 if TYPE_CHECKING:
     from harnessx.agent.result import RolloutResult
@@ -32,36 +28,28 @@ if TYPE_CHECKING:
     from harnessx.trajectory import Trajectory
 
 DEFAULT_BENCHMARK = "asa"
-PACKAGE = "harnessx.benchmarks"
-NOT_BENCHMARKS = frozenset({"base", "registry", "evaluate"})  # the seam itself and the shared evaluation
+PLUGINS = Registry("harnessx.benchmarks", "benchmark", "benchmark", "a named subclass of "
+                   "harnessx.benchmarks.base.Benchmark", subclass_of("harnessx.benchmarks.base:Benchmark"))
 
 
-def discover(folder: Path, package: str) -> dict[str, type[Benchmark]]:
-    """The `BENCHMARK` of every module or package in `folder` (importable as `package.<name>`)."""
-    found: dict[str, type[Benchmark]] = {}
-    for info in sorted(pkgutil.iter_modules([str(folder)]), key=lambda i: i.name):
-        if info.name in NOT_BENCHMARKS or info.name.startswith("_"):
-            continue
-        cls = getattr(importlib.import_module(f"{package}.{info.name}"), "BENCHMARK", None)
-        if cls is None:
-            continue
-        if not (isinstance(cls, type) and issubclass(cls, Benchmark)) or not cls.name:
-            raise TypeError(f"{package}.{info.name}.BENCHMARK must be a named Benchmark subclass")
-        if cls.name in found:
-            raise TypeError(f"benchmark {cls.name!r} is defined twice ({package}.{info.name})")
-        found[cls.name] = cls
-    # the default benchmark first, the rest by name: the order of report tables and CLI groups
-    return dict(sorted(found.items(), key=lambda kv: (kv[0] != DEFAULT_BENCHMARK, kv[0])))
+def _load(spec: str) -> type[Benchmark]:
+    cls: type[Benchmark] = PLUGINS.load(spec)  # type: ignore[assignment]
+    if not cls.name or (not is_import_path(spec) and cls.name != spec):
+        where = spec if is_import_path(spec) else PLUGINS.entry(spec).where(PLUGINS.group)
+        raise InputError("benchmark", f"{where} names its benchmark {cls.name!r}", f"the name {spec!r}"
+                         if not is_import_path(spec) else "a non-empty Benchmark.name")
+    return cls
 
 
 @cache
 def _discovered() -> dict[str, type[Benchmark]]:
-    return discover(Path(__file__).parent, PACKAGE)
+    return {name: _load(name) for name in names()}
 
 
 def names() -> list[str]:
-    """Every registered benchmark, ASA first, then by name."""
-    return list(_discovered())
+    """Every registered benchmark, ASA first, then by name (nothing imported): the order of report
+    tables and CLI groups."""
+    return sorted(PLUGINS.names(), key=lambda name: (name != DEFAULT_BENCHMARK, name))
 
 
 class _Names:
@@ -71,10 +59,10 @@ class _Names:
         return iter(names())
 
     def __contains__(self, name: object) -> bool:
-        return name in _discovered()
+        return name in names()
 
     def __len__(self) -> int:
-        return len(_discovered())
+        return len(names())
 
 
 BENCHMARKS = _Names()
@@ -82,7 +70,10 @@ BENCHMARKS = _Names()
 
 @cache
 def get_benchmark(name: str) -> Benchmark:
-    if name not in _discovered():
+    """The benchmark registered as `name`, or named by an import path."""
+    if is_import_path(name):
+        return _load(name)()
+    if name not in names():
         raise InputError("benchmark", f"unknown benchmark {name!r}", f"one of {names()}")
     return _discovered()[name]()
 

@@ -21,7 +21,8 @@ err_console = Console(stderr=True)
 
 ApiBaseOpt = typer.Option(None, "--api-base", help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp).")
 ENVIRONMENTS = ", ".join(SUITES)  # every registered environment, for the --env help of every command
-EnvOpt = typer.Option(DEFAULT_ENV, "--env", help=f"Environment: {ENVIRONMENTS}.")
+EnvOpt = typer.Option(DEFAULT_ENV, "--env", help=f"Environment: {ENVIRONMENTS} (entry points of harnessx.environments, "
+                      "a benchmark's suite, or an import path package.module:Class).")
 Tau2DirOpt = typer.Option(None, "--tau2-dir", help="retail: a τ²-bench retail data folder (db.json, tasks.json, "
                           "split_tasks.json, policy.md) to build the suite over.")
 TasksDirOpt = typer.Option(None, "--tasks-dir", help="terminal: a folder of Terminal-Bench 2.0 / Harbor task dirs "

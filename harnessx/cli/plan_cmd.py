@@ -11,7 +11,7 @@ from harnessx.cli.common import ApiBaseOpt, EnvOpt, TasksDirOpt, Tau2DirOpt, con
 from harnessx.cli.numbers import NON_NEGATIVE, PROBABILITY_OPEN, in_range
 from harnessx.errors import InputError
 from harnessx.models.defaults import DEFAULT_MODEL
-from harnessx.search.names import DEFAULT_RULE, RULE_NAMES
+from harnessx.search.names import DEFAULT_RULE, RULE_REGISTRY
 
 
 def cost_from_run(run: Path) -> float:
@@ -69,8 +69,7 @@ def plan(
     from harnessx.search.discordance import Discordance, DiscordanceSource, estimate_discordance
     from harnessx.search.planner import PlanConfig, plan as make_plan
 
-    if accept not in RULE_NAMES:
-        raise InputError("--accept", f"unknown acceptance rule {accept!r}", f"one of {', '.join(RULE_NAMES)}")
+    RULE_REGISTRY.check(accept)
     goal = get_objective(objective)
     suite = open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir)
     search_tasks = goal.tasks(suite.tasks("search"))

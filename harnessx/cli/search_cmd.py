@@ -17,10 +17,9 @@ from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, DataOpt, EnvOpt, Reason
 from harnessx.cli.numbers import NON_NEGATIVE, PROBABILITY_OPEN
 from harnessx.cli.scale_opts import (ExecutorOpt, LocalRolloutsOpt, RayActorsOpt, RayAddressOpt, WorkersAliasOpt,
                                      check_executor, pool_size)
-from harnessx.errors import InputError
 from harnessx.models.defaults import DEFAULT_MODEL
 from harnessx.search.config import DEFAULT_TRACES, BudgetConfig, ExecutionConfig, RunConfig, SearchConfig, TrackingConfig
-from harnessx.search.names import DEFAULT_PROPOSER, DEFAULT_RULE, PROPOSER_NAMES
+from harnessx.search.names import DEFAULT_PROPOSER, DEFAULT_RULE, PROPOSER_NAMES, PROPOSER_REGISTRY, RULE_NAMES
 from harnessx.search.reporter import Reporter
 from harnessx.search.uris import DEFAULT_MLFLOW_URI
 
@@ -65,14 +64,16 @@ def search(
     model: str = typer.Option(DEFAULT_MODEL, "--model", help="Task-agent model (LiteLLM string); default: the "
                               "offline simulated agent, whose numbers are never a model's result."),
     api_base: str = ApiBaseOpt,
-    proposer: str = typer.Option(DEFAULT_PROPOSER, "--proposer", help=f"Who proposes edits: {', '.join(PROPOSER_NAMES)}."),
+    proposer: str = typer.Option(DEFAULT_PROPOSER, "--proposer", help=f"Who proposes edits: {', '.join(PROPOSER_NAMES)}, "
+                                  "or an import path package.module:Class (a Proposer)."),
     meta_model: str = typer.Option(None, "--meta-model", help="LiteLLM model for the llm/gepa proposers."),
     meta_api_base: str = typer.Option(None, "--meta-api-base", help="OpenAI-compatible server of the meta-model "
                                       "(default: --api-base), e.g. harnessx local serve's URL."),
     accept: str = typer.Option(DEFAULT_RULE, "--accept", help="Acceptance rule: default (= explore: screens every "
                                "proposal on a few blocked-feasible pairs, promotes the leaders with futility stops and "
                                "moves on modest evidence; the claim at the end certifies), paired (paired test + Holm + racing) "
-                               "or greedy (the paper's: best proposal if its objective is higher)."),
+                               f"or greedy (the paper's: best proposal if its objective is higher). Registered: {', '.join(RULE_NAMES)}; "
+                               "or an import path package.module:Class (an AcceptanceRule)."),
     rounds: int = typer.Option(8, "--rounds", min=0, help="Rounds after R0."),
     proposals: int = typer.Option(3, "--proposals", min=1, help="Proposals per round."),
     epochs: int = typer.Option(1, "--epochs", min=1, help="Rollouts per task (seeds), the same for every candidate."),
@@ -120,10 +121,10 @@ def search(
     from harnessx.search.budget import search_plan
     from harnessx.search.certify import CertifyConfig
     from harnessx.search.planner import rollout_line
-    from harnessx.search.rules import ACCEPTANCE
+    from harnessx.search.rules import rule_class
 
-    if accept not in ACCEPTANCE:
-        raise InputError("--accept", f"unknown acceptance rule {accept!r}", f"one of {', '.join(ACCEPTANCE)}")
+    rule_class(accept)  # an unknown, unimportable or wrong-kind rule: one line, before anything runs
+    PROPOSER_REGISTRY.check(proposer)
     check_executor(executor, ray_address, storage)
     workers = pool_size(executor, ray_actors, local_rollouts, workers)
     config = SearchConfig(

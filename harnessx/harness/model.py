@@ -156,6 +156,34 @@ class Harness(BaseModel):
         """The same harness (same hash) under another name, with `provenance` added."""
         return self.model_copy(update={"name": name, "provenance": {**self.provenance, **provenance}})
 
+    # --- for other agent stacks ----------------------------------------------------------------
+    def render(self, tools: Any = (), native_abandon: Literal["file", "tool"] = "tool") -> Any:
+        """The harness rendered for your agent's tools, as HarnessX's runtime would offer it.
+
+        Args:
+            tools: your tools: OpenAI tool objects (`{"type": "function", "function": {...}}`), bare
+                functions (`{"name", "description", "parameters"}`) or `ToolSpec`s.
+            native_abandon: how the agent defers when the harness leaves it to the environment
+                (`abandon_mode: auto`): by a tool call (`tool`, what agent stacks use) or a file.
+
+        Returns:
+            A `Rendered`: `system` (the system prompt), `tools` (yours, then the harness's deferral
+            tool when it has one), `planner_system` / `executor_system` (planner-executor topology),
+            `self_check` and `report` (messages the loop sends), `abandon` and `tool_format`.
+            `Rendered.tools[i].openai()` is the OpenAI function schema.
+        """
+        from harnessx.harness.openai_format import render_for
+
+        return render_for(self, tools, native_abandon)
+
+    def to_openai(self, tools: Any = (), native_abandon: Literal["file", "tool"] = "tool") -> dict[str, Any]:
+        """The document `harnessx export --format openai` writes (see docs/export.md): the rendered system
+        prompt, the tools as OpenAI function schemas, the planner/executor prompts and the switches an
+        agent loop needs, with the provenance and the certified claim."""
+        from harnessx.harness.openai_format import openai_export
+
+        return openai_export(self, tools, native_abandon)
+
     # --- files -------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         return {"hash": self.hash, **self.model_dump(mode="json")}

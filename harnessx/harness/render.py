@@ -3,15 +3,26 @@
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel
 
-from harnessx.harness.model import Harness
 from harnessx.models.toolcalls import tools_instruction
 from harnessx.tools import AbandonSpec, ToolSpec
 
 CATEGORIES = ["infeasible", "ambiguous", "trap"]
+# what the runtime says between planner rounds, and how the executor's first message carries the plan
+PLANNER_REVIEW = "Review your plan once: check each prerequisite, then give the final plan."
+EXECUTOR_MESSAGE = "{task}\n\nPlan from the planner:\n{plan}"
+
+
+class HarnessLike(Protocol):
+    """What rendering reads of a harness (`harnessx.harness.Harness`, which renders itself through here)."""
+
+    @property
+    def switches(self) -> Any: ...
+
+    def text(self, component: str) -> str: ...
 
 
 def abandon_tool_spec(name: str) -> ToolSpec:
@@ -27,7 +38,19 @@ def abandon_tool_spec(name: str) -> ToolSpec:
 
 
 class Rendered(BaseModel):
-    """Everything the runtime needs from a harness for one environment."""
+    """Everything the runtime needs from a harness for one environment (what `Harness.render` returns).
+
+    Attributes:
+        system: the system prompt of a single agent (the harness's prompt, its deferral protocol, its
+            examples and, for the text/constrained tool formats, the tool list).
+        planner_system, executor_system: the planner's and executor's system prompts (planner-executor
+            topology; empty otherwise).
+        tools: the tools offered: yours, then the harness's deferral tool when it defers by tool.
+        abandon: how the agent defers (tool, file, stop token or not at all).
+        self_check: the message the loop sends at self-check points (empty: none).
+        report: the end-of-run report request (empty: none).
+        tool_format: native (tools as the API's `tools`), constrained or text (tools in the prompt).
+    """
 
     system: str
     planner_system: str = ""
@@ -66,7 +89,7 @@ def constrained_tool_block(tools: list[ToolSpec]) -> str:
     return tools_instruction([t.openai() for t in tools])
 
 
-def render(harness: Harness, env_tools: list[ToolSpec], native_abandon: Literal["file", "tool"]) -> Rendered:
+def render(harness: HarnessLike, env_tools: list[ToolSpec], native_abandon: Literal["file", "tool"]) -> Rendered:
     sw = harness.switches
     mode = native_abandon if sw.abandon_mode == "auto" else sw.abandon_mode
     spec = AbandonSpec(mode=mode, file=sw.abandon_file, tool=sw.abandon_tool, stop_token=sw.stop_token)
@@ -95,7 +118,7 @@ def render(harness: Harness, env_tools: list[ToolSpec], native_abandon: Literal[
     )
 
 
-def task_message(harness: Harness, observation: str) -> str:
+def task_message(harness: HarnessLike, observation: str) -> str:
     """The task's first user message: the `task_prompt` component around the environment's task text
     (`{task}` marks where it goes; without the marker the component comes first). Unchanged when the
     harness has no `task_prompt`."""

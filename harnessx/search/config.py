@@ -68,7 +68,7 @@ class RunConfig:
 
     @property
     def run_name(self) -> str:
-        return self.name or f"{self.objective}-{self.env}"
+        return self.name or f"{self.objective}-{self.env.replace(':', '.')}"  # an import path: no colon in a folder name
 
     @property
     def seeds(self) -> list[int]:

@@ -162,6 +162,10 @@ class GepaProposer(Proposer):
     def __init__(self, meta_model: str | None = None, api_base: str | None = None):
         self.meta_model, self.api_base = meta_model, api_base
 
+    @classmethod
+    def from_options(cls, meta_model: str | None = None, api_base: str | None = None) -> GepaProposer:
+        return cls(meta_model, api_base=api_base)
+
     def propose(self, ctx: RoundContext, k: int) -> list[Proposal]:
         if ctx.arena is None:
             raise ValueError("the gepa proposer needs the search's arena")

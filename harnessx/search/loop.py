@@ -38,7 +38,7 @@ from harnessx.search.proposers import Proposal, Proposer, RoundContext, make_pro
 from harnessx.search.mlflow_traces import RolloutBatch, pick
 from harnessx.search.traces import failing
 from harnessx.search.rundir import RunDir
-from harnessx.search.rules import TAKES_ALPHA, make_acceptance
+from harnessx.search.rules import make_acceptance, takes_alpha
 from harnessx.search.space import load_space
 from harnessx.search.tracking import MlflowTracker, OptunaLedger, open_parent, open_study
 from harnessx.tasks import suite_hash
@@ -86,7 +86,7 @@ class Search:
         self.proposer = proposer or make_proposer(config.run.proposer, meta_model=config.run.meta_model,
                                                   api_base=config.run.meta_api_base)
         self.acceptance = make_acceptance(acceptance) if acceptance is not None else make_acceptance(
-            config.run.accept, **({"alpha": config.run.alpha} if config.run.accept in TAKES_ALPHA else {}))
+            config.run.accept, **({"alpha": config.run.alpha} if takes_alpha(config.run.accept) else {}))
         self.judge = judge
         self.reporter = reporter or Reporter()
         self.dir = RunDir(Path(config.tracking.runs_dir) / config.run_name)

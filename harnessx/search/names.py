@@ -1,13 +1,23 @@
-"""The proposer and acceptance-rule names, and the shipped defaults, as plain strings.
+"""The proposer and acceptance-rule registries, and the shipped defaults.
 
-The CLI's help and the config parts read them here without importing the search (its rules and
-proposers load SciPy, Optuna and LiteLLM); tests/test_cli_startup.py checks them against the
-registries (`harnessx.search.proposers.PROPOSERS`, `harnessx.search.rules.ACCEPTANCE`).
+`--proposer` and `--accept` take a name registered in the entry-point group `harnessx.proposers` /
+`harnessx.acceptance` (HarnessX's own in its pyproject.toml), or an import path `package.module:Class`
+(harnessx/plugins.py). Listing the names imports nothing, so the CLI's help and the config parts read
+them here without importing the search (its rules and proposers load SciPy, Optuna and LiteLLM); the
+constructors are `make_proposer` (harnessx/search/proposers) and `make_acceptance` (harnessx/search/rules.py).
 """
 
 from __future__ import annotations
 
+from harnessx.plugins import Registry, subclass_of
+
+
+PROPOSER_REGISTRY = Registry("harnessx.proposers", "--proposer", "proposer", "a subclass of "
+                             "harnessx.search.proposers.base.Proposer", subclass_of("harnessx.search.proposers.base:Proposer"))
+RULE_REGISTRY = Registry("harnessx.acceptance", "--accept", "acceptance rule", "a subclass of "
+                         "harnessx.search.acceptance.AcceptanceRule", subclass_of("harnessx.search.acceptance:AcceptanceRule"))
+
 DEFAULT_PROPOSER = "bandit"  # harnessx/search/proposers/bandit.py
-PROPOSER_NAMES = ("bandit", "rules", "llm", "gepa")
+PROPOSER_NAMES = tuple(PROPOSER_REGISTRY.names())
 DEFAULT_RULE = "default"  # an alias of `explore` (harnessx/search/explore.py)
-RULE_NAMES = ("default", "explore", "greedy", "paired")
+RULE_NAMES = tuple(RULE_REGISTRY.names())

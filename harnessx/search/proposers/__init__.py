@@ -1,12 +1,10 @@
 """Proposers, chosen by name: `bandit` (offline, the default), `rules` (offline, by failure mode), `llm`
-(DSPy on any LiteLLM model), `gepa`."""
+(DSPy on any LiteLLM model), `gepa`, a plug-in's (entry-point group `harnessx.proposers`), or an import
+path `package.module:Class` (see harnessx/search/names.py)."""
 
 from __future__ import annotations
 
-import importlib
-
-from harnessx.errors import InputError
-from harnessx.search.names import DEFAULT_PROPOSER, PROPOSER_NAMES
+from harnessx.search.names import DEFAULT_PROPOSER, PROPOSER_NAMES, PROPOSER_REGISTRY
 from harnessx.search.proposers.base import Proposal, Proposer, RoundContext
 from harnessx.search.proposers.rules import RulesProposer
 
@@ -14,23 +12,10 @@ PROPOSERS = PROPOSER_NAMES  # make_proposer builds each
 
 
 def make_proposer(name: str, meta_model: str | None = None, api_base: str | None = None) -> Proposer:
-    """A proposer by name. `llm` needs --meta-model; `gepa` drives its own loop (see search.gepa)."""
-    if name == "rules":
-        return RulesProposer()
-    if name == "bandit":
-        from harnessx.search.proposers.bandit import BanditProposer
-
-        return BanditProposer()
-    if name == "llm":
-        if not meta_model:
-            raise InputError("--proposer llm", "needs a meta-model", "--meta-model <LiteLLM model string>")
-        from harnessx.search.proposers.llm import LLMProposer
-
-        return LLMProposer(meta_model, api_base=api_base)
-    if name == "gepa":  # by module path: search.gepa imports this package (its base classes)
-        gepa = importlib.import_module("harnessx.search.gepa")
-        return gepa.GepaProposer(meta_model, api_base=api_base)
-    raise InputError("--proposer", f"unknown proposer {name!r}", f"one of {', '.join(PROPOSERS)}")
+    """A proposer by name or import path, built by its `from_options` (`llm` needs --meta-model; `gepa`
+    drives its own loop, see search.gepa)."""
+    cls: type[Proposer] = PROPOSER_REGISTRY.load(name)  # type: ignore[assignment]
+    return cls.from_options(meta_model=meta_model, api_base=api_base)
 
 
 __all__ = ["DEFAULT_PROPOSER", "PROPOSERS", "Proposal", "Proposer", "RoundContext", "RulesProposer", "make_proposer"]

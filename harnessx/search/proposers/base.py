@@ -85,11 +85,20 @@ class Proposer(ABC):
             that did not parse, an edit outside the space); the loop prints them. Default: none.
         offline: True for a proposer that calls no model; otherwise the loop pre-flights the
             search's `--meta-model` before anything is written. Default: False.
+
+    A proposer is registered as an entry point of the group `harnessx.proposers` or named by an
+    import path (`--proposer package.module:Class`) and built by `from_options`.
     """
 
     name: str = ""
     dropped: Sequence[str] = ()
     offline: bool = False
+
+    @classmethod
+    def from_options(cls, meta_model: str | None = None, api_base: str | None = None) -> Proposer:
+        """The proposer `--proposer NAME` builds, given the search's `--meta-model` and its server.
+        Default: `cls()`, the options unused."""
+        return cls()
 
     @abstractmethod
     def propose(self, ctx: RoundContext, k: int) -> list[Proposal]:

@@ -19,7 +19,7 @@ import dspy
 import pydantic
 from dspy.utils.exceptions import AdapterParseError
 
-from harnessx.errors import ModelCallError
+from harnessx.errors import InputError, ModelCallError
 from harnessx.harness import COMPONENTS, Harness
 from harnessx.models.failures import classify
 from harnessx.search.proposers.base import Proposal, Proposer, RoundContext
@@ -72,6 +72,12 @@ class LLMProposer(Proposer):
         self.temperature = temperature
         self.module = dspy.ChainOfThought(ProposeHarnessEdit)
         self.dropped: list[str] = []  # why each draft of the last round was not proposed
+
+    @classmethod
+    def from_options(cls, meta_model: str | None = None, api_base: str | None = None) -> LLMProposer:
+        if not meta_model:
+            raise InputError("--proposer llm", "needs a meta-model", "--meta-model <LiteLLM model string>")
+        return cls(meta_model, api_base=api_base)
 
     def propose(self, ctx: RoundContext, k: int) -> list[Proposal]:
         inputs = {"objective": _objective_text(ctx), "harness": ctx.incumbent.to_yaml(),
