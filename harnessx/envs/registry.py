@@ -19,6 +19,7 @@ SUITES = {
     "terminal": "harnessx.envs.terminal.suite:TerminalSuite",
     "bfcl": "harnessx.envs.bfcl.suite:BfclSuite",  # needs: pip install --no-deps bfcl-eval==2026.3.23 mpmath
     "starter": "harnessx.envs.starter:StarterSuite",  # short paired tasks for small local models
+    "mcp": "harnessx.envs.mcp:MCPSuite",  # tools from an MCP server, tasks from a file (pip install -e '.[mcp]')
 }
 
 
