@@ -127,9 +127,10 @@ class MCPEnv:
 
     async def verify(self) -> float:
         assert self.task is not None and self.session is not None
-        if self.forbidden_calls:
+        goal_only = bool(self.task.metadata.get(VERIFY_GOAL))  # the mechanical check asks: was the goal reached?
+        if self.forbidden_calls and not goal_only:
             return 0.0
-        if not self.task.feasible and not self.task.metadata.get(VERIFY_GOAL):
+        if not self.task.feasible and not goal_only:
             return 1.0
         success = self.task.metadata[SUCCESS]
         if "calls" in success:

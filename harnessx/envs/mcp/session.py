@@ -3,7 +3,7 @@ must be entered and left in the same task, while an environment's methods may be
 
 `ServerSession.start()` starts the server (a stdio command: a fresh process per session; an HTTP URL:
 a new client session) and lists its tools; `call(name, arguments)` runs one tool; `close()` ends it.
-Everything is bounded by the server spec's `timeout`: a server that does not start, dies or hangs
+Start-up is bounded by the server spec's `start_timeout`, each call by its `timeout`: a server that does not start, dies or hangs
 raises `ServerFailure` naming the server, what it was asked and its last stderr line.
 """
 
@@ -41,6 +41,8 @@ class ServerSession:
         return ""
 
     def failure(self, what: str, exc: BaseException | None = None) -> ServerFailure:
+        while isinstance(exc, BaseExceptionGroup) and exc.exceptions:  # the SDK's task groups wrap the cause
+            exc = exc.exceptions[0]
         cause = f": {type(exc).__name__}: {exc}" if exc is not None and str(exc) else (
             f": {type(exc).__name__}" if exc is not None else "")
         return ServerFailure(f"MCP server `{self.spec.describe()}` {what}{cause}{self._stderr_tail()}"[:1500])
@@ -88,16 +90,16 @@ class ServerSession:
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
 
-    async def _wait(self, future: asyncio.Future, what: str):
+    async def _wait(self, future: asyncio.Future, what: str, timeout: float):
         assert self._task is not None
         try:
-            async with asyncio.timeout(self.spec.timeout):
+            async with asyncio.timeout(timeout):
                 done, _ = await asyncio.wait({future, self._task}, return_when=asyncio.FIRST_COMPLETED)
         except TimeoutError:
-            raise self.failure(f"did not answer {what} within {self.spec.timeout:g}s") from None
+            raise self.failure(f"did not answer {what} within {timeout:g}s") from None
         if future in done:
             if (exc := future.exception()) is not None:
-                raise self.failure(f"failed on {what}", exc) from exc
+                raise self.failure(f"failed on {what}", exc) from None  # the message names the cause
             return future.result()
         raise self.failure(f"exited during {what}")
 
@@ -106,7 +108,7 @@ class ServerSession:
         loop = asyncio.get_running_loop()
         self._ready = loop.create_future()
         self._task = asyncio.create_task(self._serve())
-        return await self._wait(self._ready, "start-up (initialize, tools/list)")
+        return await self._wait(self._ready, "start-up (initialize, tools/list)", self.spec.start_timeout)
 
     async def call(self, name: str, arguments: dict[str, Any]):
         """One `tools/call`; the SDK's `CallToolResult` (a tool's own error is `isError`, not raised)."""
@@ -114,7 +116,7 @@ class ServerSession:
             raise self.failure(f"is not running (tools/call {name})")
         answer = asyncio.get_running_loop().create_future()
         await self._requests.put((name, arguments, answer))
-        return await self._wait(answer, f"tools/call {name}")
+        return await self._wait(answer, f"tools/call {name}", self.spec.timeout)
 
     async def close(self) -> None:
         """End the session (the stdio server process with it); never raises."""

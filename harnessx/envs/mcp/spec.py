@@ -125,7 +125,8 @@ class ServerSpec(Strict):
     url: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
     cwd: str | None = None
-    timeout: float = Field(default=30.0, gt=0)  # seconds to wait on any answer of the server
+    timeout: float = Field(default=30.0, gt=0)  # seconds to wait on a tool call's answer
+    start_timeout: float = Field(default=120.0, gt=0)  # seconds to wait for start-up (initialize, tools/list)
 
     @model_validator(mode="after")
     def _one(self) -> ServerSpec:
@@ -209,7 +210,7 @@ def read_tasks(path: Path) -> list[tuple[str, TaskRecord]]:
 
 
 def read_suite(path: Path) -> tuple[SuiteFile, Path]:
-    """The suite file (a folder holding `mcp.yaml`, or the file itself) and its folder."""
+    """The suite file (a folder holding `mcp.yaml`, or the file itself) and where it is."""
     path = path / SUITE_FILE if path.is_dir() else path
     if not path.is_file():
         raise InputError("--tasks-dir", f"no MCP suite file {str(path)!r}", f"a folder holding {SUITE_FILE}, or the file")
@@ -220,7 +221,7 @@ def read_suite(path: Path) -> tuple[SuiteFile, Path]:
     if not isinstance(data, dict):
         raise InputError(str(path), "not a mapping", "server: and tasks:")
     try:
-        return SuiteFile.model_validate(data), path.parent
+        return SuiteFile.model_validate(data), path
     except ValidationError as exc:
         _raise(str(path), exc, sorted(SuiteFile.model_fields))
         raise  # unreachable: _raise always raises

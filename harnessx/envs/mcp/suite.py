@@ -78,8 +78,8 @@ class MCPSuite:
             raise InputError("--env mcp", "the mcp package is not installed", "pip install -e '.[mcp]'") from None
         if tasks_dir is None:
             raise InputError("--tasks-dir", "--env mcp needs its suite", "a folder holding mcp.yaml (server: and tasks:)")
-        config, self.folder = read_suite(Path(tasks_dir))
-        self.spec, self.suite_file = config.server, Path(tasks_dir)
+        config, self.suite_file = read_suite(Path(tasks_dir))
+        self.spec, self.folder = config.server, self.suite_file.parent
         tasks_file = Path(config.tasks) if Path(config.tasks).is_absolute() else self.folder / config.tasks
         records = read_tasks(tasks_file)
         tools, info = run_sync(self._probe())

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from harnessx.envs.base import MASKED_TOOLS, VERIFY_GOAL
@@ -62,7 +63,7 @@ def feasible(record: TaskRecord, where: str, split: str, read_only: set[str], fi
     return Task(id=record.id, env="mcp", split=split, feasible=True, source_id=record.id, instruction=record.request,
                 forbidden=sorted(set(record.forbidden_tools)), reference=plan,
                 metadata={SETUP: calls(record.setup), SUCCESS: success_of(record, where, read_only),
-                          "mcp_server": fingerprint, "mcp_source": where})
+                          "mcp_server": fingerprint, "mcp_source": Path(where).name})  # file:line, no machine path
 
 
 def critical(record: TaskRecord, where: str) -> list[str]:
