@@ -101,3 +101,27 @@ async def test_a_dead_server_makes_an_excluded_rollout_with_its_cause_never_a_sc
     assert result.status == "env_failure" and result.reward is None
     errors = traj.of_kind("error")
     assert errors and "dying (asked to)" in errors[-1].data["detail"]
+
+
+async def test_an_http_server_is_reached_by_its_url():
+    """The example server over Streamable HTTP on loopback: the same episode through `url:`."""
+    import socket
+    import subprocess
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "server.py", "--http", str(port)], cwd=EXAMPLE, text=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        for line in proc.stderr:  # wait for the server to say it listens (uvicorn logs on stderr)
+            if "Uvicorn running on" in line:
+                break
+        else:
+            pytest.fail(f"the HTTP server exited with {proc.wait()} before listening")
+        env = MCPEnv(ServerSpec(url=f"http://127.0.0.1:{port}/mcp"), EXAMPLE)
+        start, (write,), reward = await episode(env, task(), [ToolCall(name="restock", arguments={"sku": "CHR-1", "quantity": 4})])
+        assert "restock" in {t.name for t in start.tools} and write.state_changes and reward == 1.0
+    finally:
+        proc.terminate()
+        proc.wait()

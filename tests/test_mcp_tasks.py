@@ -173,3 +173,19 @@ def test_twins_mask_what_every_solution_uses_and_the_mechanical_check_runs_on_th
     assert ambiguous.instruction == "Add some units of CHR-1." and "restock" in ambiguous.forbidden
     assert {t.source_id for t in suite.tasks()} == {"two-ways", "weak-mask"}
     assert {t.split for t in suite.tasks()} == {"search", "heldout"}  # no split given: they alternate
+
+
+def test_the_suite_is_the_same_whether_its_checks_ran_or_were_read_back(tmp_path, monkeypatch):
+    """Rollout keys hash the tasks: a suite built from the check cache must equal the one that ran them."""
+    require("mcp")
+    from harnessx.envs.mcp import MCPSuite
+    from harnessx.tasks import suite_hash
+
+    monkeypatch.setenv("HARNESSX_MCP_CACHE", str(tmp_path / "cache.json"))
+    folder = suite_dir(tmp_path, [record(0) | {"success": {"call": {"tool": "check_item", "arguments": {"sku": "CHR-1"},
+                                                                    "expect": {"stock": 6}}}}])
+    ran = MCPSuite(tasks_dir=str(folder))
+    assert (tmp_path / "cache.json").exists()
+    read_back = MCPSuite(tasks_dir=str(folder))
+    assert [t.model_dump_json() for t in ran.tasks()] == [t.model_dump_json() for t in read_back.tasks()]
+    assert suite_hash(ran.tasks()) == suite_hash(read_back.tasks()) and len(ran.tasks()) == 2

@@ -4,7 +4,8 @@ Read-only tools (annotated `readOnlyHint`): list_items, get_item, get_order, and
 checking call the task file's `success.call` uses. State-changing tools: restock, set_price,
 place_order, cancel_order, set_status. The state lives in this process, so every episode (a fresh
 process) starts from the same stock below. Run it alone with `python server.py` (it speaks MCP on
-stdin/stdout).
+stdin/stdout), or `python server.py --http 8000` (Streamable HTTP at http://127.0.0.1:8000/mcp; one
+state for every client, so only for trying it).
 """
 
 from __future__ import annotations
@@ -124,4 +125,10 @@ def set_status(sku: str, status: str) -> str:
 
 
 if __name__ == "__main__":
-    server.run()
+    import sys
+
+    if "--http" in sys.argv:  # Streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio
+        server.settings.port = int(sys.argv[sys.argv.index("--http") + 1])
+        server.run(transport="streamable-http")
+    else:
+        server.run()

@@ -113,7 +113,8 @@ class MCPSuite:
             out += [twins.written(source, record, family, read_only)
                     for family in ("ambiguous", "trap") if getattr(record, family) is not None]
         known = self._known()
-        results = run_sync(twins.check_all(self, pairs, known, concurrency))
+        # one key order whether a result was just computed or read back, so task hashes (rollout keys) agree
+        results = [json.loads(json.dumps(r, sort_keys=True)) for r in run_sync(twins.check_all(self, pairs, known, concurrency))]
         rejected: dict[str, str] = {}
         for (twin, source), result in zip(pairs, results):
             if result.get("error") is None or result["error"].startswith("control: the expected"):
