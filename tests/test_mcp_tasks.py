@@ -189,3 +189,25 @@ def test_the_suite_is_the_same_whether_its_checks_ran_or_were_read_back(tmp_path
     read_back = MCPSuite(tasks_dir=str(folder))
     assert [t.model_dump_json() for t in ran.tasks()] == [t.model_dump_json() for t in read_back.tasks()]
     assert suite_hash(ran.tasks()) == suite_hash(read_back.tasks()) and len(ran.tasks()) == 2
+
+
+@pytest.mark.parametrize("field", REQUIRED)
+def test_a_misspelt_required_field_is_named_as_the_unknown_one(tmp_path, field):
+    records = [record(0), record(1)]
+    records[1][field[:-1] + "x"] = records[1].pop(field)  # the required field is missing, its misspelling present
+    path, lines = write(tmp_path / "tasks.yaml", records)
+    with pytest.raises(InputError) as err:
+        read_tasks(path)
+    assert err.value.problem == f"unknown field {field[:-1] + 'x'!r}" and err.value.source == f"{path}:{lines[1]}"
+
+
+@pytest.mark.parametrize("arguments,field,says", [
+    ({"sku": "CHR-1"}, "expected_calls[0].arguments", "'quantity' is a required property"),
+    ({"sku": "CHR-1", "quantity": "four"}, "expected_calls[0].arguments.quantity", "is not of type 'integer'"),
+])
+def test_cli_arguments_that_do_not_fit_the_tool_schema_are_one_line(tmp_path, monkeypatch, arguments, field, says):
+    require("mcp")
+    monkeypatch.setenv("HARNESSX_MCP_CACHE", str(tmp_path / "cache.json"))
+    bad = [record(0) | {"expected_calls": [{"tool": "restock", "arguments": arguments}]}]
+    line = one_line_exit_2(cli("tasks", "list", "--env", "mcp", "--tasks-dir", str(suite_dir(tmp_path, bad))))
+    assert f"field '{field}'" in line and says in line, line

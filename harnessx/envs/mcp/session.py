@@ -48,10 +48,12 @@ class ServerSession:
         return ServerFailure(f"MCP server `{self.spec.describe()}` {what}{cause}{self._stderr_tail()}"[:1500])
 
     def _transport(self):
-        if self.spec.url is not None:
-            from mcp.client.streamable_http import streamablehttp_client
-
-            return streamablehttp_client(self.spec.url, timeout=self.spec.timeout)
+        if self.spec.url is not None:  # the calls' bounds are ours (`_wait`), not the HTTP client's
+            try:
+                from mcp.client.streamable_http import streamable_http_client
+            except ImportError:  # SDKs before the rename
+                from mcp.client.streamable_http import streamablehttp_client as streamable_http_client
+            return streamable_http_client(self.spec.url)
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
         argv = self.spec.argv()

@@ -99,6 +99,15 @@ class TaskRecord(Strict):
     ambiguous: Ambiguous | None = None
     trap: Trap | None = None
 
+    def calls(self) -> list[tuple[str, Call]]:
+        """(field path, call) for every call the record makes or checks (their arguments are checked)."""
+        out = [(f"expected_calls[{i}]", c) for i, c in enumerate(self.expected_calls)]
+        out += [(f"solutions[{i}][{j}]", c) for i, s in enumerate(self.solutions) for j, c in enumerate(s)]
+        out += [(f"setup[{i}]", c) for i, c in enumerate(self.setup)]
+        out += [("success.call", self.success.call)] if self.success is not None and self.success.call else []
+        out += [(f"trap.setup[{i}]", c) for i, c in enumerate(self.trap.setup)] if self.trap is not None else []
+        return out
+
     def tool_fields(self) -> list[tuple[str, str]]:
         """(field path, tool name) for every tool the record names."""
         out = [(f"expected_calls[{i}].tool", c.tool) for i, c in enumerate(self.expected_calls)]
@@ -155,7 +164,8 @@ def _field(loc: tuple) -> str:
 
 
 def _raise(where: str, exc: ValidationError, known: list[str]) -> None:
-    err = exc.errors()[0]
+    errors = exc.errors()  # an unknown field first: it is usually the misspelling of a missing one
+    err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith(("function-", "list[", "dict["))))
     field = _field(loc) or "(record)"
     if err["type"] == "extra_forbidden":

@@ -68,6 +68,19 @@ def fingerprint(spec: ServerSpec, folder: Path, info: dict, tools: list) -> str:
     return digest.hexdigest()[:16]
 
 
+def check_arguments(where: str, record, tools: dict) -> None:
+    """Every call's arguments against its tool's input schema (JSON Schema), one line for the first misfit."""
+    import jsonschema
+
+    for field, call in record.calls():
+        schema = tools[call.tool].inputSchema or {}
+        error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(call.arguments))
+        if error is not None:
+            at = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+            raise InputError(where, f"field '{field}.arguments{at}': {error.message}",
+                             f"arguments that fit {call.tool}'s input schema")
+
+
 class MCPSuite:
     name = "mcp"
 
@@ -88,6 +101,7 @@ class MCPSuite:
             for field, tool in record.tool_fields():
                 if tool not in names:
                     raise InputError(where, f"field {field!r}: the server has no tool {tool!r}", f"one of {sorted(names)}")
+            check_arguments(where, record, {t.name: t for t in tools})
         read_only = {t.name for t in tools if is_read_only(t)}
         self.fingerprint = fingerprint(self.spec, self.folder, info, tools)
         self._tasks, self.rejected = self._build(records, read_only, concurrency)
