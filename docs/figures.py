@@ -139,6 +139,17 @@ def demo(w: Workdir) -> str:
     return "```\n" + "\n".join(lines) + "\n```"
 
 
+def mcp_tasks(w: Workdir) -> str:
+    out = w.run("tasks", "list", "--env", "mcp", "--tasks-dir", MCP_SEARCH[4])
+    counts: dict[tuple[str, str], int] = {}
+    for split, kind, n in re.findall(r"^(search|heldout|independent)\s+(\w+)\s+(\d+)$", out, re.M):
+        counts[split, kind] = int(n)
+    kinds = {k: sum(n for (_, kind), n in counts.items() if kind == k) for k in ("feasible", "infeasible", "trap", "ambiguous")}
+    splits = " / ".join(str(counts.get((split, "feasible"), 0)) for split in ("search", "heldout"))
+    return (f"{kinds['feasible']} tasks (search / heldout {splits}), with {kinds['infeasible']} generated infeasible "
+            f"twins, {kinds['trap']} traps and {kinds['ambiguous']} ambiguous twins: {sum(counts.values())} tasks")
+
+
 def mcp_example(w: Workdir) -> str:
     from harnessx.search.certify import claim_line
 
@@ -233,6 +244,7 @@ FIGURES = {f.name: f for f in [
     FigureSpec("demo-probes", " && ".join("harnessx " + " ".join(c) for c in (BELIEF, CHALLENGE)), True, True,
                demo_probes),
     FigureSpec("plan", "harnessx " + " ".join(PLAN), True, True, plan),
+    FigureSpec("mcp-tasks", "harnessx tasks list --env mcp --tasks-dir examples/mcp-inventory", True, True, mcp_tasks),
     FigureSpec("mcp-example", "harnessx search --env mcp --tasks-dir examples/mcp-inventory --rounds 2 --proposals 2 "
                "--no-mlflow --name mcp-demo", True, False, mcp_example),
     FigureSpec("toy-eval", "harnessx " + " ".join(TOY), True, True, toy_eval),
