@@ -211,3 +211,55 @@ def test_cli_arguments_that_do_not_fit_the_tool_schema_are_one_line(tmp_path, mo
     bad = [record(0) | {"expected_calls": [{"tool": "restock", "arguments": arguments}]}]
     line = one_line_exit_2(cli("tasks", "list", "--env", "mcp", "--tasks-dir", str(suite_dir(tmp_path, bad))))
     assert f"field '{field}'" in line and says in line, line
+
+
+TOOLS = ("get_item", "list_items", "restock", "set_price", "place_order", "cancel_order", "check_item")
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_critical_tools_are_what_every_accepted_solution_uses(seed):
+    """A family of random records: the masked twin hides exactly the intersection of the solutions'
+    tool sets, or the record is refused (one line naming 'solutions') when they share none."""
+    from harnessx.envs.mcp.spec import TaskRecord
+    from harnessx.envs.mcp.twins import critical
+
+    rng = random.Random(seed)
+    plans = [[{"tool": rng.choice(TOOLS)} for _ in range(rng.randint(1, 4))] for _ in range(rng.randint(1, 4))]
+    rec = TaskRecord.model_validate({"id": "r", "request": "q", "expected_calls": plans[0], "solutions": plans[1:]})
+    shared = set.intersection(*({c["tool"] for c in plan} for plan in plans))
+    if shared:
+        assert critical(rec, "f:1") == sorted(shared)
+    else:
+        with pytest.raises(InputError, match="share no tool") as err:
+            critical(rec, "f:1")
+        assert err.value.source == "f:1" and "'solutions'" in err.value.problem
+    given = TaskRecord.model_validate({"id": "r", "request": "q", "expected_calls": plans[0], "critical_tools": ["restock"]})
+    assert critical(given, "f:1") == ["restock"]  # the record's own choice wins
+
+
+@pytest.mark.slow
+def test_every_twin_of_the_example_carries_blocker_key_facts_and_evidence(tmp_path, monkeypatch):
+    """Every task of the example suite: a blocked twin names its family, blocker, key facts and evidence and
+    forbids acting; an infeasible twin passed the mechanical check on the server and hides its critical tools."""
+    require("mcp")
+    from harnessx.envs.mcp import MCPSuite
+
+    monkeypatch.setenv("HARNESSX_MCP_CACHE", str(tmp_path / "cache.json"))
+    suite = MCPSuite(tasks_dir=str(EXAMPLE))
+    assert not suite.rejected
+    tasks = suite.tasks()
+    sources = {t.id: t for t in tasks if t.feasible}
+    for task in tasks:
+        if task.feasible:
+            continue
+        source = sources[task.source_id]
+        assert task.blocker.key_facts and task.blocker.description and task.evidence is not None, task.id
+        assert task.forbidden and task.reference == source.reference and task.split == source.split, task.id
+        if task.family == "infeasible":
+            check = task.metadata["mcp_twin"]["check"]
+            assert check["passed"] and check["reward"] < 1.0 and set(check["refused"]) <= set(task.metadata["masked_tools"])
+            assert task.blocker.key_facts == task.metadata["masked_tools"] and task.evidence.where == "spec"
+        if task.family == "trap":
+            assert task.evidence.where == "observation" and len(task.metadata["mcp_setup"]) > len(source.metadata["mcp_setup"])
+    assert {t.family for t in tasks if not t.feasible} == {"infeasible", "trap", "ambiguous"}
+    assert all(f"{s}-masked" in {t.id for t in tasks} for s in sources)
