@@ -263,3 +263,12 @@ def test_every_twin_of_the_example_carries_blocker_key_facts_and_evidence(tmp_pa
             assert task.evidence.where == "observation" and len(task.metadata["mcp_setup"]) > len(source.metadata["mcp_setup"])
     assert {t.family for t in tasks if not t.feasible} == {"infeasible", "trap", "ambiguous"}
     assert all(f"{s}-masked" in {t.id for t in tasks} for s in sources)
+
+
+def test_cli_a_checking_call_that_changes_state_is_one_line(tmp_path, monkeypatch):
+    require("mcp")
+    monkeypatch.setenv("HARNESSX_MCP_CACHE", str(tmp_path / "cache.json"))
+    bad = [record(0) | {"success": {"call": {"tool": "restock", "arguments": {"sku": "CHR-1", "quantity": 1},
+                                             "expect": "x"}}}]
+    line = one_line_exit_2(cli("tasks", "list", "--env", "mcp", "--tasks-dir", str(suite_dir(tmp_path, bad))))
+    assert "field 'success.call.tool'" in line and "not read-only" in line
