@@ -125,3 +125,30 @@ async def test_an_http_server_is_reached_by_its_url():
     finally:
         proc.terminate()
         proc.wait()
+
+
+async def test_a_litellm_model_acts_through_the_server_tools_schemas(tmp_path, monkeypatch):
+    """The path a real model takes (LiteLLM, the tools as OpenAI function schemas from the server's
+    input schemas), with a scripted oracle: every feasible task solved, every blocked twin deferred
+    for its reason (strict SA), on the example server."""
+    import yaml
+
+    from harnessx.agent.runner import Runner
+    from harnessx.envs.mcp import MCPSuite
+    from harnessx.evaluation import evaluate
+    from tests.scripted_models import ORACLE
+
+    monkeypatch.setenv("HARNESSX_MCP_CACHE", str(tmp_path / "cache.json"))
+    records = [r for r in yaml.safe_load((EXAMPLE / "tasks.yaml").read_text()) if r["id"] in
+               ("restock-lmp-1", "order-chr-1", "cancel-o-100", "price-lmp-2")]
+    (tmp_path / "tasks.yaml").write_text(yaml.safe_dump(records))
+    (tmp_path / "mcp.yaml").write_text(yaml.safe_dump({"server": {"command": [sys.executable, str(EXAMPLE / "server.py")]},
+                                                       "tasks": "tasks.yaml"}))
+    suite = MCPSuite(tasks_dir=str(tmp_path))
+    families = {t.family for t in suite.tasks() if not t.feasible}
+    assert families == {"infeasible", "trap", "ambiguous"}
+    result = await evaluate(Runner(suite, ModelClient(ORACLE), concurrency=2), load_preset("A1"), suite.tasks(), [0])
+    card = result.scorecard
+    assert not result.exclusions
+    assert card.solve.k == card.solve.n == len(records) == 4
+    assert card.strict_sa.k == card.strict_sa.n == len(suite.tasks()) - 4
