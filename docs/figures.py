@@ -100,6 +100,8 @@ BELIEF = ("probe", "belief", "runs/demo")
 CHALLENGE = ("probe", "challenge", "runs/demo", "--replicates", "6")
 PLAN = ("plan", "--env", "retail", "--accept", "paired", "--effect", "0.05", "--max-rollouts", "2000")
 TOY = ("eval", "--env", "toy", "--harness", "A1")
+MCP_SEARCH = ("search", "--env", "mcp", "--tasks-dir", str(ROOT / "examples" / "mcp-inventory"), "--rounds", "2",
+              "--proposals", "2", "--no-mlflow", "--name", "mcp-demo")
 
 
 def main_search(w: Workdir) -> str:
@@ -135,6 +137,27 @@ def demo(w: Workdir) -> str:
     row = next(r for r in transfer.rows if r[0].endswith(":selected") and r[2] == "Joint")
     lines.append(f"Transfer: {row[0]} Joint  search split (selection data) {row[3]} → held out {row[4]}  (Δ {row[5]})")
     return "```\n" + "\n".join(lines) + "\n```"
+
+
+def mcp_tasks(w: Workdir) -> str:
+    out = w.run("tasks", "list", "--env", "mcp", "--tasks-dir", MCP_SEARCH[4])
+    counts: dict[tuple[str, str], int] = {}
+    for split, kind, n in re.findall(r"^(search|heldout|independent)\s+(\w+)\s+(\d+)$", out, re.M):
+        counts[split, kind] = int(n)
+    kinds = {k: sum(n for (_, kind), n in counts.items() if kind == k) for k in ("feasible", "infeasible", "trap", "ambiguous")}
+    splits = " / ".join(str(counts.get((split, "feasible"), 0)) for split in ("search", "heldout"))
+    return (f"{kinds['feasible']} tasks (search / heldout {splits}), with {kinds['infeasible']} generated infeasible "
+            f"twins, {kinds['trap']} traps and {kinds['ambiguous']} ambiguous twins: {sum(counts.values())} tasks")
+
+
+def mcp_example(w: Workdir) -> str:
+    from harnessx.search.certify import claim_line
+
+    w.run(*MCP_SEARCH)
+    s, claim = w.json("runs/mcp-demo/summary.json"), w.json("runs/mcp-demo/claim.json")
+    r0, sel = s["r0"]["scorecard"]["joint"], s["selected"]["scorecard"]["joint"]
+    return (f"```\nsearch split (selection data): R0 joint {rate_cell(r0)} -> selected (round "
+            f"{s['selected']['round']}) {rate_cell(sel)}\n{claim_line(claim)}\n```")
 
 
 def demo_probes(w: Workdir) -> str:
@@ -221,6 +244,9 @@ FIGURES = {f.name: f for f in [
     FigureSpec("demo-probes", " && ".join("harnessx " + " ".join(c) for c in (BELIEF, CHALLENGE)), True, True,
                demo_probes),
     FigureSpec("plan", "harnessx " + " ".join(PLAN), True, True, plan),
+    FigureSpec("mcp-tasks", "harnessx tasks list --env mcp --tasks-dir examples/mcp-inventory", True, True, mcp_tasks),
+    FigureSpec("mcp-example", "harnessx search --env mcp --tasks-dir examples/mcp-inventory --rounds 2 --proposals 2 "
+               "--no-mlflow --name mcp-demo", True, False, mcp_example),
     FigureSpec("toy-eval", "harnessx " + " ".join(TOY), True, True, toy_eval),
     FigureSpec("a1-calibration", "A1 on the terminal search split's blocked tasks, sim/baseline, 3 epochs", True, True,
                a1_calibration),

@@ -96,6 +96,7 @@ REQUIREMENTS: dict[str, tuple[str, Callable[[], str | None]]] = {
     "bfcl": ("HARNESSX_REQUIRE_BFCL",
              _modules("bfcl_eval", install="pip install --no-deps bfcl-eval==2026.3.23 mpmath")),
     "browser": ("HARNESSX_REQUIRE_BROWSER", _browser),
+    "mcp": ("HARNESSX_REQUIRE_MCP", _modules("mcp", install="pip install -e '.[mcp]'")),
     "docker": ("HARNESSX_REQUIRE_DOCKER", _docker),
     "bwrap": ("HARNESSX_REQUIRE_BWRAP", _tools("bwrap", install="apt-get install -y bubblewrap")),
     "sandbox": ("HARNESSX_REQUIRE_BWRAP", _tools("bwrap", "unshare", install="apt-get install -y bubblewrap")),

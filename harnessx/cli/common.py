@@ -25,7 +25,8 @@ EnvOpt = typer.Option(DEFAULT_ENV, "--env", help=f"Environment: {ENVIRONMENTS} (
                       "a benchmark's suite, or an import path package.module:Class).")
 Tau2DirOpt = typer.Option(None, "--tau2-dir", help="retail: a τ²-bench retail data folder (db.json, tasks.json, "
                           "split_tasks.json, policy.md) to build the suite over.")
-TasksDirOpt = typer.Option(None, "--tasks-dir", help="terminal: a folder of Terminal-Bench 2.0 / Harbor task dirs "
+TasksDirOpt = typer.Option(None, "--tasks-dir", help="terminal: a folder of Terminal-Bench 2.0 / Harbor task dirs; "
+                           "mcp: a folder holding mcp.yaml (the server and the task file), or that file "
                            "(a benchmark suite that reads a folder takes it too: see --data).")
 SandboxOpt = typer.Option(None, "--sandbox", help="terminal: bwrap (default when present), unshare or docker.")
 UserModeOpt = typer.Option(None, "--user-mode", help="retail: solo (default), scripted or llm.")
@@ -59,7 +60,7 @@ DataOpt = typer.Option(None, "--data", help="A benchmark suite's own data, KEY=V
 # suites take their data options (`--data`, and the flags they alias) and the shared options they declare.
 PATH_OPTIONS = ("tau2_dir", "tasks_dir", "bfcl_dir")
 SUITE_OPTIONS = {"tau2_dir": "retail", "user_mode": "retail", "user_model": "retail",
-                 "tasks_dir": "terminal", "sandbox": "terminal", "bfcl_dir": "bfcl"}
+                 "tasks_dir": ("terminal", "mcp"), "sandbox": "terminal", "bfcl_dir": "bfcl"}
 
 
 def _envs_taking(key: str) -> tuple[str, ...]:

@@ -15,7 +15,6 @@ the environment's `verify_goal` hook.
 
 from __future__ import annotations
 
-import json
 import shutil
 from functools import cache
 from pathlib import Path
@@ -23,7 +22,8 @@ from pathlib import Path
 import yaml
 
 from harnessx.envs.base import MASKED_TOOLS, VERIFY_GOAL
-from harnessx.tasks import Blocker, Evidence, Task
+from harnessx.envs.mask_check import evidence_of, prompt_text, query_grounded  # noqa: F401 - part of this module's API
+from harnessx.tasks import Blocker, Task
 
 BENCHMARK = "feasigen"
 FILE_TOOLS = {"read_file", "write_file"}
@@ -50,51 +50,6 @@ def equivalent_left(env: str, masked: set[str], pool: frozenset[str] | None) -> 
         if left:
             flags.append(f"equivalent_left: {tool} masked but {', '.join(left)} still offered")
     return flags
-
-
-def prompt_text(task: Task) -> str:
-    return task.instruction + "\n" + json.dumps(task.user_scenario, default=str)
-
-
-def _values(obj) -> list[str]:
-    if isinstance(obj, dict):
-        return [v for x in obj.values() for v in _values(x)]
-    if isinstance(obj, list):
-        return [v for x in obj for v in _values(x)]
-    return [str(obj)] if isinstance(obj, (str, int, float)) and not isinstance(obj, bool) and str(obj) else []
-
-
-def query_grounded(task: Task, masked: set[str], observations: list[str]) -> list[str]:
-    """Flags for masked calls of the gold plan whose answer the prompt already gives.
-
-    `observations[i]` is what gold action i returned on the unmasked environment.
-    """
-    actions, prompt, flags = task.reference.actions, prompt_text(task), []
-    for i, action in enumerate(actions):
-        if action.name not in masked or i >= len(observations) or observations[i].startswith("Error"):
-            continue
-        result = observations[i]
-        later = {v for a in actions[i + 1:] for v in _values(a.arguments)} - set(_values(action.arguments))
-        answer = {v for v in later if len(v) >= 3 and v in result}
-        if not result.lstrip().startswith(("{", "[")) and len(result) <= 80:
-            answer.add(result.strip())
-        if answer and all(v in prompt for v in answer):
-            flags.append(f"query_grounded: {action.name}'s answer ({', '.join(sorted(answer))}) is in the prompt")
-    return sorted(set(flags))
-
-
-def evidence_of(task: Task, critical: list[str]) -> Evidence:
-    """The offered tool list shows the mask from the start (spec); on a multi-turn task
-    (`reference.turns`) the blocker shows at the first user turn whose gold calls need a masked tool."""
-    turns = getattr(task.reference, "turns", None)
-    if not turns:
-        return Evidence(where="spec")
-    start = 0
-    for turn, count in enumerate(turns):
-        if any(a.name in critical for a in task.reference.actions[start:start + count]):
-            return Evidence(where="observation", turn=turn)
-        start += count
-    return Evidence(where="observation", turn=0)
 
 
 def original_of(task: Task, dataset: str, infeasible_id: str | None) -> Task:
