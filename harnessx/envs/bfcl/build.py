@@ -91,10 +91,10 @@ def missing_parameter(entry: Entry, ref: Reference, turn: int) -> tuple[str, str
 
 def needing_functions(entry: Entry, ref: Reference, turn: int) -> list[str]:
     """miss_param: the functions whose gold calls at the next turn take a value the user only gives
-    there and had not said before (the blocked request's own functions), else the one
-    `missing_parameter` names."""
-    before = " ".join(str(m.get("content", "")) for q in entry.questions[: turn + 1] for m in q)
-    names = list(dict.fromkeys(g[0] for g in given_values(entry, ref, turn) if not mentions(before, g[2])))
+    there (the blocked request's own functions; a value said before may still be missing in this
+    role: entry 0 names 'previous_report.pdf' as what to compare, not as the file to move), else
+    the one `missing_parameter` names."""
+    names = list(dict.fromkeys(g[0] for g in given_values(entry, ref, turn)))
     return names or [missing_parameter(entry, ref, turn)[0]]
 
 
