@@ -106,6 +106,16 @@ class Episode:
         self.traj.append("tool_result", "environment", self.step, id=f"c{self.step}", name="defer_task",
                          content="Deferral recorded.", error=False)
 
+    async def calls_and_deferral(self, calls: list[tuple], after: bool = False) -> None:
+        """The calls (name, arguments[, result, changes]) and the deferral: after them, or (`after`)
+        before them, so that the calls act on the blocker once the agent has deferred."""
+        if after:
+            self.defer()
+        for name, args, *given in calls:
+            await self.call(name, args, *given)
+        if not after:
+            self.defer()
+
     async def finish(self, reward: float | None = None):
         """(TaskScore, reward): the environment's own verdict unless `reward` forces one."""
         if reward is None:

@@ -96,12 +96,7 @@ async def perturbed(entry, task, kind, calls):
     if kind == "early":
         ep.defer()
         return await ep.finish(reward=1.0)
-    if kind == "after":
-        ep.defer()
-    for name, args in calls:
-        await ep.call(name, args)
-    if kind != "after":
-        ep.defer()
+    await ep.calls_and_deferral(calls, after=kind == "after")
     return await ep.finish(reward=1.0)
 
 

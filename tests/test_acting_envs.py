@@ -67,12 +67,7 @@ async def _retail(suite, task, kind):
              "placeholder": [(write.name, {**write.arguments, key: PLACEHOLDER})],
              "other_write": [(w, dict(write.arguments)) for w in WRITE_TOOLS if w != write.name][:1],
              "after": [(write.name, dict(write.arguments))], "proper": []}[kind]
-    if kind == "after":
-        ep.defer()
-    for name, args in calls:
-        await ep.call(name, args)
-    if kind != "after":
-        ep.defer()
+    await ep.calls_and_deferral(calls, after=kind == "after")
     return await ep.finish()
 
 
@@ -105,12 +100,7 @@ async def _starter(suite, task, kind):
              "placeholder": [("set_setting", {"name": PLACEHOLDER, "value": value})],
              "wrong": [("set_setting", {"name": setting, "value": wrong(value)})],
              "after": [("set_setting", {"name": setting, "value": value})], "proper": []}[kind]
-    if kind == "after":
-        ep.defer()
-    for name, args in calls:
-        await ep.call(name, args)
-    if kind != "after":
-        ep.defer()
+    await ep.calls_and_deferral(calls, after=kind == "after")
     return await ep.finish()
 
 
@@ -148,12 +138,7 @@ async def _terminal(task, kind, workdir="/app"):
              "shell_change": [("bash", {"command": "true"}, ("exit_code: 0", False),
                                [{"target": target, "change": "modified", "forbidden": True}])],
              "after": [("write_file", {"path": target, "content": "x"}, refused, [])], "proper": []}[kind]
-    if kind == "after":
-        ep.defer()
-    for name, args, result, changes in calls:
-        await ep.call(name, args, result=result, changes=changes)
-    if kind != "after":
-        ep.defer()
+    await ep.calls_and_deferral(calls, after=kind == "after")
     return await ep.finish(reward=1.0)
 
 
