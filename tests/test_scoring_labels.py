@@ -1,0 +1,30 @@
+"""Labels and counts: what is excluded (an invalid rollout) is told apart from what is unpaired (a
+source without both twins) in every printed rate."""
+
+from __future__ import annotations
+
+from harnessx.formatting.cells import rate_cell
+from harnessx.scoring.pairs import pairs_right_both_ways
+from harnessx.scoring.task_score import TaskScore
+
+
+def _score(source, feasible, valid=True, ok=True):
+    base = dict(task_id=f"{source}-{feasible}", seed=0, feasible=feasible, family=None if feasible else "trap",
+                source_id=source, split="search", valid=valid)
+    if not valid:
+        return TaskScore(**base, exclusion="env_failure")
+    return TaskScore(**base, **({"solved": ok, "false_abstention": False} if feasible else {"strict_sa": ok}))
+
+
+def test_a_suite_without_blocked_twins_is_unpaired_not_excluded():
+    rate = pairs_right_both_ways([_score(f"s{i}", True) for i in range(5)])
+    assert (rate.k, rate.n, rate.excluded, rate.unpaired) == (0, 0, 0, 5)
+    assert rate_cell(rate.to_dict()) == "n/a (n=0), 5 unpaired" and "excl." not in str(rate)
+
+
+def test_an_invalid_twin_is_excluded_and_a_lone_source_unpaired():
+    scores = [_score("a", True), _score("a", False), _score("b", True), _score("b", False, valid=False),
+              _score("c", True)]
+    rate = pairs_right_both_ways(scores)
+    assert (rate.k, rate.n, rate.excluded, rate.unpaired) == (1, 1, 1, 1)
+    assert rate_cell(rate.to_dict()).endswith(", 1 excl., 1 unpaired")
