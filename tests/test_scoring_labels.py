@@ -28,3 +28,18 @@ def test_an_invalid_twin_is_excluded_and_a_lone_source_unpaired():
     rate = pairs_right_both_ways(scores)
     assert (rate.k, rate.n, rate.excluded, rate.unpaired) == (1, 1, 1, 1)
     assert rate_cell(rate.to_dict()).endswith(", 1 excl., 1 unpaired")
+
+
+def test_an_unknown_harness_names_the_option_it_was_given_to():
+    import pytest
+
+    from harnessx.comparison.runs import resolve_contenders
+    from harnessx.errors import InputError
+    from harnessx.harness.presets import load_preset
+
+    with pytest.raises(InputError) as caught:
+        resolve_contenders(["paper-baseline"], include_r0=False)  # what `eval --harness paper-baseline` reads
+    assert "--harness" in str(caught.value) and "--preset" not in str(caught.value)
+    assert "a harness file or one of" in str(caught.value)
+    with pytest.raises(InputError, match="--preset"):
+        load_preset("paper-baseline")
