@@ -43,3 +43,11 @@ def test_an_unknown_harness_names_the_option_it_was_given_to():
     assert "a harness file or one of" in str(caught.value)
     with pytest.raises(InputError, match="--preset"):
         load_preset("paper-baseline")
+
+
+def test_an_evaluation_says_how_many_tasks_it_read_used_and_skipped():
+    from harnessx.cli.compare_cmd import read_line
+
+    line = read_line("retail", 120, {"heldout": [0] * 30, "search": [0] * 10}, sources=5)
+    assert line == ("read 120 tasks of retail; using 40 (30 heldout, 10 search); skipped 80 "
+                    "(other splits, beyond --sources 5)")
