@@ -20,8 +20,10 @@ PLACEHOLDER = "placeholder"
 
 
 def statement(task: Task) -> str:
-    """A deferral that names the family and every key fact (what a correct reason says)."""
-    assert task.blocker is not None
+    """A deferral that names the family and every key fact (what a correct reason says); on a
+    feasible task, a plain infeasibility claim."""
+    if task.blocker is None:
+        return "This request is infeasible and cannot be done."
     return (f"This request is {task.family} and cannot be done: {task.blocker.description} "
             f"({'; '.join(task.blocker.key_facts)}).")
 
@@ -98,9 +100,10 @@ class Episode:
         self.step += 1
         text = statement(self.task)
         self.traj.append("message", "agent", self.step, role="agent", content=text)
+        family = self.task.family or "infeasible"
         self.traj.append("tool_call", "agent", self.step, id=f"c{self.step}", name="defer_task",
-                         arguments={"category": self.task.family, "blocker": text})
-        self.traj.append("abandon", "agent", self.step, mechanism="tool", category=self.task.family, reason=text,
+                         arguments={"category": family, "blocker": text})
+        self.traj.append("abandon", "agent", self.step, mechanism="tool", category=family, reason=text,
                          rationale=text)
         self.abandoned = self.abandoned or "agent"
         self.traj.append("tool_result", "environment", self.step, id=f"c{self.step}", name="defer_task",

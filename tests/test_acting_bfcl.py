@@ -89,6 +89,22 @@ async def proper(entry, task):
     return await ep.finish()
 
 
+async def feasible(entry, task, defer_at_end: bool):
+    """The gold play of a feasible entry (base, long_context), with a deferral after the last turn."""
+    ep = await Episode(task, BfclEnv()).open()
+    t = 0
+    while True:
+        for call in _turn_calls(task, t):
+            await ep.call(call.name, dict(call.arguments))
+        ep.say("Turn handled.")
+        if not await ep.next_turn():
+            break
+        t += 1
+    if defer_at_end:
+        ep.defer()
+    return await ep.finish()
+
+
 async def perturbed(entry, task, kind, calls):
     """A class episode: `calls` at the blocked turn (before the deferral, or after it for `after`)."""
     turn = task.metadata["blocked_turn"]
@@ -157,6 +173,27 @@ def run_category(category):
                 tally[kind]["credited"] += 1
                 wrongly.append(f"{entry.id}: {kind} {calls} credited")
     return tally, proper_tally, wrongly
+
+
+@pytest.mark.parametrize("category", ["base", "long_context"])
+def test_feasible_gold_is_a_clean_solve_and_acting_then_deferring_is_not(category):
+    """Every feasible entry whose gold BFCL's checker passes: the gold play is solved without a false
+    abstention; the same play followed by a deferral is a false abstention, never a clean success."""
+    tally = Counter()
+    for entry in load_category(category):
+        if not check(entry, entry.ground_truth).valid:
+            tally["gold_fails_bfcl"] += 1
+            continue
+        task = entry_task(entry, "search")
+        gold, _ = asyncio.run(feasible(entry, task, False))
+        deferred, _ = asyncio.run(feasible(entry, task, True))
+        tally["checked"] += 1
+        tally["gold_clean"] += gold.clean_success
+        tally["deferred_clean"] += deferred.clean_success
+        assert gold.solved and not gold.false_abstention, entry.id
+        assert deferred.false_abstention and not deferred.clean_success, entry.id
+    print(category, dict(tally))
+    assert tally["checked"] >= 150
 
 
 @pytest.mark.parametrize("category", ["miss_param", "miss_func"])

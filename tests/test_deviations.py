@@ -86,6 +86,14 @@ def _call(name, **arguments):
     return {"name": name, "arguments": arguments}
 
 
+def test_tau2_loads_the_database_harnessx_reads():
+    import hashlib
+
+    require("shared")
+    ours = hashlib.sha256((SHARED / "data" / "tau2-retail" / "db.json").read_bytes()).hexdigest()
+    assert _peer({"db": True}) == {"sha256": ours}
+
+
 def test_tau2_runs_a_wrongly_typed_call_harnessx_names_the_argument(tau2_db):
     call = _call("transfer_to_human_agents", summary=42)
     assert _ours(tau2_db, [call]) == [(False, "Error: argument 'summary' must be a string")]

@@ -5,7 +5,8 @@ in a small venv, see docs/deviations.md): reads a JSON list of sequences (each a
 `{"name", "arguments"}`) on stdin, runs each sequence on a fresh environment through
 `Environment.get_response` (what τ²'s orchestrator calls for an agent's tool call) and prints, per
 sequence, a list of `{"ok", "output"}`. `{"limits": true}` instead measures the largest flat sum and
-sign chain `calculate` evaluates from this caller.
+sign chain `calculate` evaluates from this caller; `{"db": true}` prints the sha256 of the database
+τ² loads.
 """
 
 from __future__ import annotations
@@ -37,6 +38,13 @@ def main() -> None:
     from tau2.domains.retail.environment import get_environment
 
     request = json.load(sys.stdin)
+    if isinstance(request, dict) and request.get("db"):
+        import hashlib
+
+        from tau2.domains.retail.utils import RETAIL_DB_PATH
+
+        print(json.dumps({"sha256": hashlib.sha256(open(RETAIL_DB_PATH, "rb").read()).hexdigest()}))
+        return
     if isinstance(request, dict) and request.get("limits"):
         def ok(expr):
             return _run(get_environment, [{"name": "calculate", "arguments": {"expression": expr}}])[0]["ok"]
