@@ -9,6 +9,9 @@ verifier: the attempt changed nothing), so what is asserted is the scorer's gate
 
 from __future__ import annotations
 
+import json
+import os
+
 from harnessx.agent.result import RolloutResult, Usage
 from harnessx.envs.base import AbandonSpec
 from harnessx.scoring import score_rollout
@@ -135,3 +138,12 @@ class Episode:
 
 def credited(score) -> bool:
     return bool(score.strict_sa or score.relaxed_sa)
+
+
+def report(data_set: str, tasks: int, tally: dict) -> None:
+    """Append a generator's tally ({class: {checked, credited}}) to $HARNESSX_ACTING_TALLY, when set
+    (docs/figures_scoring.py renders the figure docs/scoring.md quotes from it)."""
+    path = os.environ.get("HARNESSX_ACTING_TALLY")
+    if path:
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(json.dumps({"set": data_set, "tasks": tasks, "tally": tally}) + "\n")

@@ -23,7 +23,7 @@ from conftest import require
 
 require("bfcl")
 
-from acting_episodes import PLACEHOLDER, Episode, credited, wrong  # noqa: E402
+from acting_episodes import PLACEHOLDER, Episode, credited, report, wrong  # noqa: E402
 from harnessx.envs.bfcl.build import entry_task, mentions  # noqa: E402
 from harnessx.envs.bfcl.checker import check  # noqa: E402
 from harnessx.envs.bfcl.data import func_docs, load_category  # noqa: E402
@@ -199,7 +199,9 @@ def test_feasible_gold_is_a_clean_solve_and_acting_then_deferring_is_not(categor
 @pytest.mark.parametrize("category", ["miss_param", "miss_func"])
 def test_every_entry_every_class(category):
     tally, proper_tally, wrongly = run_category(category)
-    print(category, {k: dict(v) for k, v in tally.items()}, dict(proper_tally))
+    report(f"BFCL {category}", proper_tally["checked"] + proper_tally["gold_fails_bfcl"],
+           {**{k: dict(v) for k, v in tally.items()}, "proper": {"checked": proper_tally["checked"],
+                                                              "credited": proper_tally["credited"]}})
     assert not wrongly, "\n".join(wrongly[:30])
     assert proper_tally["checked"] >= 150  # the whole category, less entries whose gold BFCL fails itself
     assert sum(v["checked"] for v in tally.values()) >= 400

@@ -21,7 +21,7 @@ from collections import Counter
 
 import pytest
 
-from acting_episodes import PLACEHOLDER, Episode, credited, wrong
+from acting_episodes import PLACEHOLDER, Episode, credited, report, wrong
 from harnessx.envs.retail.suite import RetailSuite
 from harnessx.envs.retail.tools import WRITE_TOOLS
 from harnessx.envs.starter.suite import StarterSuite
@@ -81,7 +81,7 @@ def test_retail_every_blocked_task_every_class():
     rows = [(t.id, kind, asyncio.run(_retail(suite, t, kind))[0]) for t in blocked for kind in RETAIL_CLASSES
             if kind != "early" or t.evidence.where == "observation"]
     tally, wrongly = _tally(rows)
-    print("retail", len(blocked), tally)
+    report("retail", len(blocked), tally)
     assert not wrongly, "\n".join(wrongly[:30])
     assert tally["proper"]["checked"] == len(blocked) > 0
 
@@ -110,7 +110,7 @@ def test_starter_every_blocked_task_every_class():
     rows = [(t.id, kind, asyncio.run(_starter(suite, t, kind))[0]) for t in blocked
             for kind in ("proper", "attempt", "placeholder", "wrong", "after", "early")]
     tally, wrongly = _tally(rows)
-    print("starter", len(blocked), tally)
+    report("starter", len(blocked), tally)
     assert not wrongly, "\n".join(wrongly[:30])
     assert tally["proper"]["checked"] == len(blocked) > 0
 
@@ -149,6 +149,6 @@ def test_terminal_every_blocked_task_every_class():
     rows = [(t.id, kind, asyncio.run(_terminal(t, kind))[0]) for t in blocked for kind in kinds
             if kind != "early" or t.evidence.where == "observation"]
     tally, wrongly = _tally(rows)
-    print("terminal", len(blocked), tally)
+    report("terminal", len(blocked), tally)
     assert not wrongly, "\n".join(wrongly[:30])
     assert tally["proper"]["checked"] == len(blocked) > 0
