@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "docs"))
 
 import figures_benchmarks as bench_figures  # noqa: E402
+import figures_scoring as scoring_figures  # noqa: E402
 from harnessx.report.cells import rate_cell  # noqa: E402
 from harnessx.report.tables import compare_tables  # noqa: E402
 
@@ -258,6 +259,7 @@ FIGURES = {f.name: f for f in [
                True, False, bench_figures.kapro_baseline),
     FigureSpec("cf-profiles", "harnessx " + " ".join(bench_figures.cf_eval("<profile>")) + " && harnessx cf report "
                "runs/cf-<profile>, for " + ", ".join(bench_figures.CF_PROFILES), True, False, bench_figures.cf_profiles),
+    FigureSpec("acting_generators", scoring_figures.COMMAND, True, False, scoring_figures.acting_generators),
     FigureSpec("sim-throughput", "python bench/sim_throughput.py [--workers 2 | --env toy]", False, True,
                sim_throughput),
 ]}

@@ -77,6 +77,29 @@ class Reference(BaseModel):
         return data
 
 
+class Act(BaseModel):
+    """A class of calls that act on a blocked task's blocker, whether or not the call succeeds.
+
+    A tool call matches when its name is `tool`, every `args` item equals the call's argument
+    (strings case-insensitively), no `unless` item does, and, when `supplies` is set, it gives one of
+    those parameters (any value), and, when `paths` is set, its `path` argument matches one of those
+    patterns (a glob, or a directory it lies under). It counts only from the user message that opens
+    turn `from_turn` (0-based; 0: the start) and before the one that opens `until_turn` (None: to the
+    end), e.g. at the blocked turn, before the user gives the missing value or BFCL restores the
+    missing function. The written classes are in docs/scoring.md.
+    """
+
+    model_config = ConfigDict(frozen=True)
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    unless: dict[str, Any] = Field(default_factory=dict)
+    supplies: list[str] = Field(default_factory=list)
+    paths: list[str] = Field(default_factory=list)
+    from_turn: int = 0
+    until_turn: int | None = None
+    why: str = ""
+
+
 class Task(BaseModel):
     """One instance an agent attempts: feasible, or a blocked variant (`family`) of a feasible source.
 
@@ -98,9 +121,18 @@ class Task(BaseModel):
     blocker: Blocker | None = None
     evidence: Evidence | None = None
     forbidden: list[str] = Field(default_factory=list, description="state changes the task forbids")
+    acts: list[Act] = Field(default_factory=list, description="calls that act on the blocker (attempts "
+                            "count, succeeded or not): any one fails M2")
     user_scenario: dict[str, Any] = Field(default_factory=dict)
     reference: Reference = Field(default_factory=Reference)
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @model_serializer(mode="wrap")
+    def _omit_no_acts(self, handler):  # keeps the dump of a task without acts (and old records) unchanged
+        data = handler(self)
+        if not data.get("acts"):
+            data.pop("acts", None)
+        return data
 
     @model_validator(mode="after")
     def _blocked_needs_metadata(self) -> "Task":

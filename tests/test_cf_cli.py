@@ -36,6 +36,9 @@ def test_cf_eval_prints_every_metric_for_both_conditions_and_report_writes_md_pn
         assert name in text, name
     data = json.loads((out / "cf-eval.json").read_text())
     assert set(data["conditions"]) == {"search", "none"}
+    read = data["n_read"]  # what it read, used and skipped
+    assert f"read {read} items; evaluated {data['n_items']} (heldout)" in " ".join(text.split())
+    assert f"skipped {read - data['n_items']} (other splits)" in " ".join(text.split()) and read > data["n_items"]
     search = data["conditions"]["search"]
     assert search["n_trials"] == 32 and search["n_valid"] + sum(search["excluded"].values()) == 32
     assert search["n_resamples"] == 300 and "six_outcomes" in search and "six_outcomes" not in data["conditions"]["none"]

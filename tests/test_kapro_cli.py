@@ -53,6 +53,12 @@ def test_kapro_eval_on_kaware_files(tmp_path):
     assert data["unread"] == [("Hybrid_Function/broken.jsonl: 1 of 1 record(s) not read; first at line 1, field "
                                "'boundary': 'P9' (expected P1 (external), P2 (hybrid) or P3 (internal))")]
     assert "not read: Hybrid_Function/broken.jsonl" in out
+    # what was read, used and skipped; the Avg row's weights are a note, not its exclusions
+    assert ("read 16 items from KAware files in kaware (1 records not read); evaluated 6 heldout tasks x 2 "
+            "epoch(s) = 12 rollouts; skipped 10 items of the other split") in " ".join(out.split())
+    assert "Avg weights (valid trials per subspace):" in out
+    avg_row = next(line for line in out.splitlines() if "Avg (valid-weighted)" in line and "%" not in line[:5])
+    assert "weights" not in avg_row
     m = data["metrics"]
     assert set(m["per_subspace"]) == {"external", "hybrid", "internal"} and set(m["per_hop"]) == {
         "single-hop", "parallel", "multi-hop"}

@@ -147,13 +147,20 @@ def test_calculate_refuses_huge_integer_powers_quickly(tools, expression):
 @pytest.mark.parametrize("expression, result", [
     (" + ".join(["1.14"] * 1099 + ["5.93"]), "1258.79"),  # a 1,100-term price sum: 1099 x 1.14 + 5.93
     (" + ".join(["1.5"] * 2500), "3750.0"),
-    ("-" * 985 + "5", "-5.0"), ("-" * 2996 + "5", "5.0"), ("- " * 2001 + "(2 + 3)", "-5.0"),
+    ("-" * 985 + "5", "-5.0"), ("-" * 2900 + "5", "5.0"), ("- " * 2001 + "(2 + 3)", "-5.0"),
     ("10 - " + " - ".join(["0.01"] * 1500), "-5.0"),
-], ids=["price-sum-1100", "sum-2500", "minus-985", "minus-2996", "spaced-minus-2001", "difference-1501"])
+], ids=["price-sum-1100", "sum-2500", "minus-985", "minus-2900", "spaced-minus-2001", "difference-1501"])
 def test_calculate_evaluates_long_flat_sums_and_sign_chains(expression, result):
     before = sys.getrecursionlimit()
     assert calculate(expression) == result
     assert sys.getrecursionlimit() == before  # the parser's raised limit is restored
+
+
+def test_calculate_nesting_limit_is_a_fixed_number_on_every_interpreter(tools):
+    """2,901 terms and 2,900 signs evaluate, one more does not: MAX_DEPTH, not the parser's limit."""
+    assert calculate("+".join(["1"] * 2901)) == "2901.0" and calculate("-" * 2900 + "1") == "1.0"
+    for expression in ("+".join(["1"] * 2902), "-" * 2901 + "1"):
+        assert run_tool(tools, "calculate", {"expression": expression}) == (False, "Error: expression too complex to evaluate")
 
 
 @pytest.mark.parametrize("expression", [" + ".join(["1"] * 3500), "-" * 3500 + "1", "-" * 6000 + "1"],

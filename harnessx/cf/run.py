@@ -74,7 +74,7 @@ async def run_eval(cfg: CFEvalConfig, progress: ProgressFn | None = None) -> dic
         metrics = CF().metrics(list(evaluation.scores), tasks, n_resamples=cfg.resamples)
         data["conditions"][condition] = metrics
         data["harnesses"][condition] = {"name": harness.name, "hash": harness.hash}
-        data["n_items"] = len(tasks)
+        data["n_items"], data["n_read"] = len(tasks), len(suite.tasks())
         data["engine"] = getattr(suite.engine, "name", "") if condition == "search" else data.get("engine", "")
     require_evaluated("cf eval", evaluations)
     names = {h["name"] for h in data["harnesses"].values()}

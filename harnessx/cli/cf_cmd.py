@@ -54,6 +54,9 @@ def eval_cmd(harness: str = typer.Option(None, "--harness", help="Harness file, 
     with progress_bar(None, "cf eval", console) as progress:
         data = asyncio.run(run_eval(cfg, progress))
     console.print(model_line(data["model"], data["simulated"]), highlight=False)
+    read = data.get("n_read", data["n_items"])
+    console.print(f"read {read} items; evaluated {data['n_items']} ({data['split']}) x {len(data['seeds'])} epoch(s) "
+                  f"per condition; skipped {read - data['n_items']} (other splits)", highlight=False, soft_wrap=True)
     for table in tables(data):
         console.print(table.rich())
     console.print(f"wrote {out / 'cf-eval.json'} (report: harnessx cf report {out})", highlight=False)

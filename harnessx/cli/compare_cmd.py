@@ -31,6 +31,14 @@ ConcurrencyOpt = typer.Option(8, "--concurrency", min=1, help="Rollouts in fligh
 JudgeOpt = typer.Option(None, "--judge-model", help="LLM rubric judge for M0/M3 (default: deterministic judge).")
 
 
+def read_line(env: str, read: int, tasks: dict[str, list], sources: int) -> str:
+    """What an evaluation read, used and skipped, in tasks."""
+    used = sum(len(t) for t in tasks.values())
+    why = "other splits" + (f", beyond --sources {sources}" if sources else "")
+    return (f"read {read} tasks of {env}; using {used} ({', '.join(f'{len(t)} {s}' for s, t in tasks.items())}); "
+            f"skipped {read - used} ({why})")
+
+
 def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, model: str | None, api_base: str | None,
                  splits: list[str], epochs: int, out: str | None, sources: int, resamples: int, concurrency: int,
                  judge_model: str | None, suite_options: dict | None = None,
@@ -56,6 +64,7 @@ def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, mod
     tasks = setup.split_tasks(suite, splits, sources)
     seeds = sampled.epoch_seeds(epochs)
     console.print(model_line(runner.model.describe(), runner.model.simulated), highlight=False)
+    console.print(read_line(env, len(suite.tasks()), tasks, sources), highlight=False, soft_wrap=True)
     if warning := copies_warning(epochs, sampled.temperature, [c.harness.switches.temperature for c in contenders],
                                  runner.model.simulated):
         console.print(f"[yellow]{warning}[/]")

@@ -35,7 +35,7 @@ def eval_cmd(harness: str = typer.Option("kapro", "--harness", help="Harness fil
     from harnessx.comparison.setup import progress_bar
     from harnessx.kapro.report import write_report
     from harnessx.kapro.run import KaproRunConfig, run_kapro_eval
-    from harnessx.kapro.tables import kapro_tables
+    from harnessx.kapro.tables import counts_line, kapro_tables
     from harnessx.report.tables import model_line
 
     check_out_dir(out)
@@ -49,6 +49,7 @@ def eval_cmd(harness: str = typer.Option("kapro", "--harness", help="Harness fil
     for line in data.get("unread", []):
         console.print(f"not read: {line}", highlight=False, soft_wrap=True)
     console.print(model_line(data["model"], data["simulated"]), highlight=False)
+    console.print(counts_line(data), highlight=False, soft_wrap=True)
     for table in kapro_tables(data):
         console.print(table.rich())
     files = write_report(data, out)

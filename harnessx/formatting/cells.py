@@ -18,8 +18,10 @@ from harnessx.scoring.rate import rate_text
 def rate_cell(rate: dict | None) -> str:
     """A rate's JSON (`Rate.to_dict()`): k/n, %, Wilson 95% CI, exclusions."""
     if not rate or not rate.get("n"):
-        return "n/a (n=0)" + (f", {rate['excluded']} excl." if rate and rate.get("excluded") else "")
-    return rate_text(rate["k"], rate["n"], rate.get("excluded", 0), tuple(rate["ci"]) if rate.get("ci") else None)
+        return ("n/a (n=0)" + (f", {rate['excluded']} excl." if rate and rate.get("excluded") else "")
+                + (f", {rate['unpaired']} unpaired" if rate and rate.get("unpaired") else ""))
+    return rate_text(rate["k"], rate["n"], rate.get("excluded", 0), tuple(rate["ci"]) if rate.get("ci") else None,
+                     rate.get("unpaired", 0))
 
 
 def value_cell(value: dict | None, signed: bool = False) -> str:

@@ -29,6 +29,14 @@ def num(metric: dict) -> str:
     return f"{metric['value']:.2f} [{lo:.2f}, {hi:.2f}] (n={metric['n']})"
 
 
+def counts_line(data: dict) -> str:
+    """What `kapro eval` read, used and skipped (items, tasks of the split, rollouts)."""
+    unread, items, tasks = len(data.get("unread", [])), data["n_items"], data["n_tasks"]
+    return (f"read {items} items from {data['source']}" + (f" ({unread} records not read)" if unread else "")
+            + f"; evaluated {tasks} {data['split']} tasks x {data['epochs']} epoch(s) = {tasks * data['epochs']} "
+            f"rollouts; skipped {items - tasks} items of the other split")
+
+
 def _subs(m: dict) -> list[str]:
     return [s for s in SUBSPACES if s in m["per_subspace"]]
 
@@ -37,15 +45,19 @@ def table3(m: dict, title: str) -> Table:
     rows = [[s, pct(b["pass"]), pct(b["acc_know"]), pct(b["acc_act"]), pct(b["kas"]), pct(b["kas_task"]),
              _excl(b)] for s, b in ((s, m["per_subspace"][s]) for s in _subs(m))]
     avg = m["avg"]
+    # the Avg row excludes nothing of its own (its subspaces' exclusions are in their rows): its weights
+    # are a note, not an exclusion
     rows.append(["Avg (valid-weighted)", pct(avg["pass"]), pct(avg["acc_know"]), pct(avg["acc_act"]), pct(avg["kas"]),
-                 "", "weights " + counts_text(avg["kas"]["weights"])])
+                 "", "(per subspace)"])
     a = m["all"]
     rows.append(["all tasks pooled", pct(a["pass"]), pct(a["acc_know"]), pct(a["acc_act"]), pct(a["kas"]),
                  pct(a["kas_task"]), _excl(a)])
     return Table(f"{title}: Table 3 shape (%)", ["subspace", "Pass", "Acc_know", "Acc_act", "KAS",
                                                  "mean per-task KAS value (≤ KAS)", "excluded"], rows,
                  [BOOT, ("KAS = harmonic mean of the aggregate Acc_know and Acc_act; Avg weights subspaces by "
-                         "valid n; the search objective `kas` is Avg KAS itself")])
+                         "valid n; the search objective `kas` is Avg KAS itself"),
+                  f"Avg weights (valid trials per subspace): {counts_text(avg['kas']['weights'])}",
+                  "excluded = trials with no knowing answer parsed or no acting run, by reason"])
 
 
 def _excl(block: dict) -> str:

@@ -34,7 +34,8 @@ def exclusion_notes(block: dict) -> list[str]:
 SEARCH_DIFF_NOTE = "search-split difference (selection data, not a claim): a search selected on these tasks"
 ROWS_NOTE = ("· gates of strict SA over blocked rollouts; joint, clean: a solve with a false abstention is no "
              "success; pairs right both ways: (source, seed) pairs whose blocked twin has strict SA and whose "
-             "feasible twin is solved without a false abstention")
+             "feasible twin is solved without a false abstention; unpaired = sources without both twins in this "
+             "run (no pair: not applicable, never excluded)")
 
 
 def split_title(block: dict, seeds: list[int]) -> str:

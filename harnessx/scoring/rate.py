@@ -8,15 +8,17 @@ from dataclasses import dataclass
 from harnessx.stats import wilson
 
 
-def rate_text(k: int, n: int, excluded: int = 0, ci: tuple[float, float] | None = None) -> str:
+def rate_text(k: int, n: int, excluded: int = 0, ci: tuple[float, float] | None = None, unpaired: int = 0) -> str:
     """The one printed form of a rate: `k/n p% [lo, hi]` (Wilson 95%) and `, x excl.` when any trial
-    was excluded; `k/0 (n/a)` when no trial was valid. Every table cell and `str(Rate)` use it."""
+    was excluded (an invalid rollout), `, u unpaired` when any unit had no twin to pair with (not
+    applicable, not excluded); `k/0 (n/a)` when no trial was valid. Every table cell and `str(Rate)`
+    use it."""
     if not n:
         text = f"{k}/0 (n/a)"
     else:
         lo, hi = ci or wilson(k, n)
         text = f"{k}/{n} {100 * k / n:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
-    return text + (f", {excluded} excl." if excluded else "")
+    return text + (f", {excluded} excl." if excluded else "") + (f", {unpaired} unpaired" if unpaired else "")
 
 
 @dataclass(frozen=True)
@@ -24,6 +26,7 @@ class Rate:
     k: int
     n: int
     excluded: int = 0
+    unpaired: int = 0  # units outside the rate because they have no twin (pairs), not because they failed
 
     @property
     def value(self) -> float | None:
@@ -34,11 +37,11 @@ class Rate:
         return wilson(self.k, self.n) if self.n else None
 
     def __str__(self) -> str:
-        return rate_text(self.k, self.n, self.excluded)
+        return rate_text(self.k, self.n, self.excluded, unpaired=self.unpaired)
 
     def to_dict(self) -> dict:
         return {"k": self.k, "n": self.n, "excluded": self.excluded, "value": self.value,
-                "ci": list(self.ci) if self.ci else None}
+                "ci": list(self.ci) if self.ci else None, **({"unpaired": self.unpaired} if self.unpaired else {})}
 
     @classmethod
     def of(cls, flags: list[bool | None], excluded: int = 0) -> "Rate":

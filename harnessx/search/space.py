@@ -160,7 +160,7 @@ class SearchSpace(BaseModel):
             harness = validate(Harness, self.r0, f"{self.source}: r0")
         else:
             local = Path(self.source).parent / self.r0 if self.source else Path(self.r0)
-            harness = resolve_harness(str(local) if local.is_file() else self.r0)
+            harness = resolve_harness(str(local) if local.is_file() else self.r0, f"{self.source or 'search space'}: r0")
         return harness.renamed("R0", space=self.name)
 
     def targets_for(self, mode: str) -> list[str]:

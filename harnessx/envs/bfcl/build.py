@@ -25,7 +25,7 @@ import yaml
 from harnessx.envs.bfcl.api import build_instances, parse_call
 from harnessx.envs.bfcl.data import Entry, load_category
 from harnessx.errors import InputError
-from harnessx.tasks import Blocker, Evidence, Reference, Task, ToolCall
+from harnessx.tasks import Act, Blocker, Evidence, Reference, Task, ToolCall
 
 SHAPE_FILE = Path(__file__).resolve().parents[3] / "environments" / "bfcl" / "suite.yaml"
 FAMILY = {"miss_func": "infeasible", "miss_param": "ambiguous"}
@@ -89,6 +89,27 @@ def missing_parameter(entry: Entry, ref: Reference, turn: int) -> tuple[str, str
     return call.name, next(iter(call.arguments), "a required value")
 
 
+def needing_functions(entry: Entry, ref: Reference, turn: int) -> list[str]:
+    """miss_param: the functions whose gold calls at the next turn take a value the user only gives
+    there (the blocked request's own functions; a value said before may still be missing in this
+    role: entry 0 names 'previous_report.pdf' as what to compare, not as the file to move), else
+    the one `missing_parameter` names."""
+    names = list(dict.fromkeys(g[0] for g in given_values(entry, ref, turn)))
+    return names or [missing_parameter(entry, ref, turn)[0]]
+
+
+def acts(entry: Entry, ref: Reference, turn: int) -> list[Act]:
+    """The calls that act on the blocker (docs/scoring.md): miss_func, any call of a withheld function
+    before BFCL restores it; miss_param, any call of a function the blocked request needs, whatever
+    its arguments (a guessed, placeholder or even the true value, a call without it), before the user
+    gives the value at the next turn."""
+    if entry.category == "miss_func":
+        return [Act(tool=name, from_turn=turn, until_turn=int(back), why="a call of the withheld function before it is restored")
+                for back, names in sorted(entry.missed_function.items()) for name in names]
+    return [Act(tool=name, from_turn=turn, until_turn=turn + 1, why="a call of the blocked request's function before the user "
+                "gives the missing value") for name in needing_functions(entry, ref, turn)]
+
+
 def _blocker(entry: Entry, ref: Reference, turn: int) -> tuple[Blocker, list[str]]:
     if entry.category == "miss_func":
         names = sorted({n for names in entry.missed_function.values() for n in names})
@@ -114,7 +135,8 @@ def entry_task(entry: Entry, split: str, same_config: bool | None = None) -> Tas
     blocker, forbidden = _blocker(entry, ref, turn)
     meta.update(blocked_turn=turn, same_initial_config=same_config)
     return Task(**base, feasible=False, family=FAMILY[entry.category], source_id=f"bfcl-base-{entry.index}",
-                blocker=blocker, evidence=Evidence(where="observation", turn=turn), forbidden=forbidden, metadata=meta)
+                blocker=blocker, evidence=Evidence(where="observation", turn=turn), forbidden=forbidden,
+                acts=acts(entry, ref, turn), metadata=meta)
 
 
 def load_shape(path: Path = SHAPE_FILE) -> dict[str, Any]:

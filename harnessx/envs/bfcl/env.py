@@ -6,8 +6,8 @@
 - `execute` runs a call on the owning instance and reports a state change (with the changed
   public attributes, BFCL's state) when the call changed its instance. At the task's blocked turn a
   state-changing call or a call of the withheld function is a forbidden change (a fabricated call),
-  and so is, on a miss_param entry, a call whose arguments use the value the user has not given
-  yet (harnessx/envs/bfcl/guess.py), even one that changes nothing.
+  and so is, on a miss_param entry, a call whose arguments carry the value the user gives at the
+  next turn or a value nobody gave (harnessx/envs/bfcl/guess.py), even one that changes nothing.
   Like BFCL's own executor, a call of any method of the entry's classes runs, also one not offered
   at this turn (BFCL's ground truth of miss_func_49 calls a withheld function before it is restored);
   only masked functions are refused (and never reach the checker).
@@ -82,7 +82,7 @@ class BfclEnv:
         self.offered = set(self.docs) - withheld(self.entry) - masked
         self.masked, self.turn, self.calls, self.deferrals = masked, 0, [[]], []
         tools = [tool_spec(d) for name, d in self.docs.items() if name in self.offered]
-        self.missing = MissingValues(self.entry, self.blocked_turn)
+        self.missing = MissingValues(self.entry, self.blocked_turn, self.docs)
         self.missing.show(turn_text(self.entry.questions[0]))
         return EnvStart(tools=tools, observation=turn_text(self.entry.questions[0]), evidence=evidence_at_start(task))
 
@@ -100,7 +100,7 @@ class BfclEnv:
             return StepOutcome(observation="Error during execution: arguments must be a JSON object", error=True)
         class_name = self.owner[call.name]
         instance = self.instances[class_name]
-        guess = self.missing.guessed(call.arguments) if at_block else None
+        guess = self.missing.guessed(call.arguments, call.name) if at_block else None
         before = snapshot(instance)
         ok, observation = call_method(instance, call)
         self.calls[-1].append(call_string(call))

@@ -89,7 +89,7 @@ class RetailTools:
         self._check_counts(order, item_ids, missing)
         if len(item_ids) != len(new_item_ids):
             raise ValueError(mismatch)
-        variants, diff = [], 0.0
+        variants, diff = [], 0  # an int, as τ²'s sum starts: an empty exchange records 0, not 0.0
         for item_id, new_item_id in zip(item_ids, new_item_ids):
             if kind == "modify" and item_id == new_item_id:
                 raise ValueError("The new item id should be different from the old item id")
