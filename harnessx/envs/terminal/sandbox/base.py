@@ -40,10 +40,12 @@ class Limits:
 
 @dataclass
 class Layout:
-    """What an episode's sandbox shows: sandbox path -> host directory (read-write), env, limits,
-    and the task's container image (used by the docker backend when it exists locally)."""
+    """What an episode's sandbox shows: sandbox path -> host directory (read-write, or read-only for
+    the targets in `readonly`), env, limits, and the task's container image (used by the docker
+    backend when it exists locally)."""
 
     mounts: dict[str, Path]
+    readonly: frozenset[str] = frozenset()
     env: dict[str, str] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
     image: str | None = None
@@ -77,10 +79,11 @@ class ShellProcess(Protocol):
 
 class Sandbox(Protocol):
     name: str
+    passes_fds: bool  # whether `run` hands `pass_fds` to the command (bwrap, unshare; not docker)
 
     def start(self, layout: Layout) -> None: ...
 
-    def run(self, command: str, timeout: float, cwd: str = "/app") -> ExecResult: ...
+    def run(self, command: str, timeout: float, cwd: str = "/app", pass_fds: tuple[int, ...] = ()) -> ExecResult: ...
 
     def open_shell(self, cwd: str, timeout: float) -> ShellProcess: ...  # the episode's long-lived shell
 
@@ -186,14 +189,15 @@ def rlimits(limits: Limits, timeout: float, join: Callable[[], None] | None = No
 
 
 def run_process(argv: list[str], timeout: float, limits: Limits, env: dict[str, str] | None = None,
-                running: Running | None = None, preexec: Callable[[], None] | None = None) -> ExecResult:
+                running: Running | None = None, preexec: Callable[[], None] | None = None,
+                pass_fds: tuple[int, ...] = ()) -> ExecResult:
     """Run a sandbox launcher in its own session; on timeout kill the whole process group. With
     `running`, the launcher is registered there while it runs (so the sandbox's `abort()` kills it)."""
     started = time.monotonic()
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True, env=env if env is not None else {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},
-                                preexec_fn=preexec or rlimits(limits, timeout))
+                                preexec_fn=preexec or rlimits(limits, timeout), pass_fds=pass_fds)
     except OSError as exc:
         raise EnvironmentFailure(f"cannot start sandbox {argv[0]}: {exc}") from None
     timed_out = False

@@ -31,6 +31,7 @@ DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 
 class UnshareSandbox(Contained):
     name = "unshare"
+    passes_fds = True
 
     def __init__(self) -> None:
         missing = [b for b in ("unshare", "chroot", "setpriv", "mount") if shutil.which(b) is None]
@@ -70,7 +71,7 @@ class UnshareSandbox(Contained):
             else:
                 bind(path, path, True)
         for target, source in sorted(self.layout.mounts.items()):
-            bind(str(source), target, False)
+            bind(str(source), target, target in self.layout.readonly)
         for source, target in host.interpreter_mounts():
             bind(source, target, True)
         for target in host.masks():
@@ -91,10 +92,10 @@ class UnshareSandbox(Contained):
         return ["unshare", "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child",
                 "--propagation", "private", "/bin/sh", "-c", self.script(), "sandbox", command, cwd]
 
-    def run(self, command: str, timeout: float, cwd: str = "/app") -> ExecResult:
+    def run(self, command: str, timeout: float, cwd: str = "/app", pass_fds: tuple[int, ...] = ()) -> ExecResult:
         assert self.layout is not None, "start() first"
         return run_process(self.argv(command, cwd), timeout, self.layout.limits, running=self.running,
-                           preexec=self.preexec(self.layout.limits, timeout))
+                           preexec=self.preexec(self.layout.limits, timeout), pass_fds=pass_fds)
 
     def open_shell(self, cwd: str, timeout: float) -> PipeShell:
         """A long-lived shell (pid 1 of its namespace) that leads its own process group (`setsid`)."""
