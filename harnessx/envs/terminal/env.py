@@ -311,6 +311,8 @@ class TerminalEnv:
             raise EnvironmentFailure(f"task {self.spec.id}: {verdict.cause}: {(result.stdout + result.stderr)[-400:]}")
         if verdict.reward == 0.0:
             self.guard_notes.append(f"verifier: {verdict.cause}")
+        if verdict.agent_modules:
+            self.guard_notes.append(f"the tests ran agent code in the judged process: {', '.join(verdict.agent_modules[:5])}")
         return verdict.reward, result
 
     def stop_verifier(self) -> None:

@@ -7,7 +7,9 @@ missed), every phase of every test passed (a skip counts only when a skip mark o
 asked for it, an expected failure only when an xfail mark did), and pytest finished with status 0.
 Anything else is a failure with its cause named. Only a run that never started (the sandbox or the
 interpreter could not run pytest: nothing of the agent had been imported yet) is the environment's
-fault, and a task whose files define no test. A record that repeats a phase, or cannot be read, means something forged the stream.
+fault, and a task whose files define no test. A record without the token of the run's `start`, one
+that repeats a phase or cannot be read means something forged the stream; a record saying pytest's
+machinery was tampered with fails the run.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ class Verdict:
     cause: str = ""  # why the run failed (empty when it passed)
     excluded: bool = False  # the environment's fault: pytest never started, or the task defines no test
     counts: dict[str, int] = field(default_factory=dict)
+    agent_modules: list[str] = field(default_factory=list)  # agent code the tests ran in the judged process
 
 
 def expected_tests(test_dir: Path, files: list[str]) -> set[str]:
@@ -109,21 +112,28 @@ def grade(stream: bytes, expected: set[str], exit_code: int) -> Verdict:
     if not starts:
         return Verdict(0.0, f"pytest never started (exit {exit_code})", excluded=True)
     finishes = [r for r in records if r["event"] == "finish"]
+    token = starts[0].get("t")
+    if not problem and (not token or any(r.get("t") != token for r in records)):
+        problem = "a record without the judge's token"
     if problem or len(starts) > 1 or len(finishes) > 1:
         return Verdict(0.0, f"{problem or 'a second start or finish record'}: the results were forged")
+    tampered = next((r["tampered"] for r in records if r.get("tampered")), "")
+    if tampered:
+        return Verdict(0.0, f"pytest was tampered with during the run: {tampered}")
     seen, problem = _phases(records)
     if problem:
         return Verdict(0.0, problem)
     if not finishes:
         return Verdict(0.0, f"the test run ended before pytest finished (exit {exit_code})")
+    agent_modules = [str(m) for m in finishes[0].get("agent_modules") or []]
     nodes = sorted({nodeid for nodeid, _ in seen})
     counts = {"tests": len(nodes), "passed": sum(all(phase_ok(r) for k, r in seen.items() if k[0] == n) for n in nodes)}
     if not nodes:
-        return Verdict(0.0, "no test ran" if expected else "the task's files define no test", counts=counts,
+        return Verdict(0.0, "no test ran" if expected else "the task's files define no test", counts=counts, agent_modules=agent_modules,
                        excluded=not expected)
     problem = _test_problem(seen, nodes, expected)
     if problem:
-        return Verdict(0.0, problem, counts=counts)
+        return Verdict(0.0, problem, counts=counts, agent_modules=agent_modules)
     if finishes[0].get("exitstatus") != 0:
-        return Verdict(0.0, f"pytest finished with status {finishes[0].get('exitstatus')}", counts=counts)
-    return Verdict(1.0, counts=counts)
+        return Verdict(0.0, f"pytest finished with status {finishes[0].get('exitstatus')}", counts=counts, agent_modules=agent_modules)
+    return Verdict(1.0, counts=counts, agent_modules=agent_modules)

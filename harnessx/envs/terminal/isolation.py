@@ -4,7 +4,9 @@ Before a verifier runs, `end_agent` kills every process of the agent's sandbox (
 daemons, through the sandbox's control group or, without one, its pid namespace) and checks that
 none is left. The verifier then runs in a fresh sandbox (`verifier_mounts`): the task's directories
 as the agent left them (nothing of the agent runs any more), the tests copied into a new directory
-mounted read-only at `/tests` (the agent's sandbox never had a `/tests`), the judge plugin read-only,
+mounted at `/tests` (the agent's sandbox never had a `/tests`) with each of the task's own files
+mounted read-only over itself (tests may build or write beside them, never change them), the judge
+plugin read-only,
 and a fresh `/tmp` and `/root`. `agent_plants` names files the agent wrote that would steer pytest or
 Python if they were honoured (the verifier's pytest ignores them: see verifier.py).
 `neutralise_links` removes every link the agent left that points into the verifier's own paths (or
@@ -33,6 +35,7 @@ GONE_WAIT = 10.0  # seconds for killed processes to disappear
 PLANTS = ("conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "sitecustomize.py",
           "usercustomize.py", "pytest.py", "_pytest")
 PRIVATE = ("/tmp", "/root")  # fresh for the verifier unless the task keeps its work there
+FILE_MOUNTS = 1000  # test files bound read-only one by one; a larger tests dir is mounted read-only whole
 PROTECTED = ("/tests", "/run", "/logs/verifier", "/proc")  # the verifier's own paths; /proc reaches every root
 
 
@@ -91,8 +94,19 @@ def verifier_mounts(spec: TaskSpec, ws: Workspace) -> tuple[dict[str, Path], fro
             (base / root.strip("/")).mkdir()
             mounts[root] = base / root.strip("/")
     mounts.update(verifier.judge_files(base))
+    for path in [tests, *tests.rglob("*")]:
+        if path.is_dir() and not path.is_symlink():
+            path.chmod(path.stat().st_mode | 0o200)  # the sandbox's root has no DAC override
+    files = sorted(p for p in tests.rglob("*") if p.is_file() and not p.is_symlink())
+    readonly = {verifier.JUDGE}
+    if len(files) > FILE_MOUNTS:
+        readonly.add("/tests")
+    for path in files if len(files) <= FILE_MOUNTS else []:
+        target = f"/tests/{path.relative_to(tests)}"
+        mounts[target] = path
+        readonly.add(target)
     fresh_logs(ws)
-    return mounts, frozenset({"/tests", verifier.JUDGE}), base
+    return mounts, frozenset(readonly), base
 
 
 def _under(path: str, root: str) -> bool:

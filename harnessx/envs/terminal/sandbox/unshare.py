@@ -58,7 +58,8 @@ class UnshareSandbox(Contained):
 
         def bind(source: str, target: str, readonly: bool) -> None:
             t = shlex.quote(self.newroot + target)
-            lines.append(f"mkdir -p {t} && mount --rbind {shlex.quote(source)} {t}")
+            make = f"mkdir -p {t}" if os.path.isdir(source) else f"mkdir -p $(dirname {t}) && touch {t}"
+            lines.append(f"{make} && mount --rbind {shlex.quote(source)} {t}")
             if readonly:
                 lines.append(f"mount -o remount,bind,ro {t}")
 
