@@ -203,15 +203,45 @@ def run_process(argv: list[str], timeout: float, limits: Limits, env: dict[str, 
     timed_out = False
     kill = kill_launcher(proc)
     entry = running.add(kill) if running is not None else None
+    out, err = Bounded(proc.stdout), Bounded(proc.stderr)
     try:
-        out, err = proc.communicate(timeout=timeout)
+        proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
         kill()
-        out, err = proc.communicate()
+        proc.wait()
     finally:
         if entry is not None:
             running.discard(entry)
     code = TIMEOUT_EXIT if timed_out else proc.returncode
-    return ExecResult(code, out.decode(errors="replace"), err.decode(errors="replace"), timed_out,
-                      time.monotonic() - started)
+    return ExecResult(code, out.text(), err.text(), timed_out, time.monotonic() - started)
+
+
+OUTPUT_LIMIT = 8 * 1024 * 1024  # bytes of a command's stream kept: its first and last halves
+DRAIN_WAIT = 30.0  # seconds for a stream to close once its command has ended
+
+
+class Bounded:
+    """One stream of a sandboxed command, drained on a thread; at most OUTPUT_LIMIT bytes are held
+    (the first and last halves), so a command printing without end cannot fill the host's memory."""
+
+    def __init__(self, pipe) -> None:
+        self.head, self.tail, self.dropped = bytearray(), bytearray(), 0
+        self.thread = threading.Thread(target=self.drain, args=(pipe,), daemon=True, name="harnessx-stream")
+        self.thread.start()
+
+    def drain(self, pipe) -> None:
+        half = OUTPUT_LIMIT // 2
+        with pipe:
+            while chunk := pipe.read1(1 << 16):
+                room = max(0, half - len(self.head))
+                self.head += chunk[:room]
+                self.tail += chunk[room:]
+                if len(self.tail) > half:
+                    self.dropped += len(self.tail) - half
+                    del self.tail[:len(self.tail) - half]
+
+    def text(self) -> str:
+        self.thread.join(DRAIN_WAIT)
+        cut = f"\n[... {self.dropped} bytes of output dropped ...]\n".encode() if self.dropped else b""
+        return bytes(self.head + cut + self.tail).decode(errors="replace")
