@@ -11,10 +11,10 @@ core functions replaced, or a hook implemented in a file outside the interpreter
 this directory). Code the tests import runs in this process and could, written against this very
 plugin, still rewrite it: docs/threat-model.md states that residual risk.
 
-Records: `start` once pytest is configured (nothing of the agent has been imported: the work
-directory is put on the module path only after it), one `collect` per failed collection, one
-`report` per test phase (with whether the phase raised, read from the call itself, and the test's
-skip/xfail marks), and `finish` with pytest's exit status. The host grades from these (grading.py);
+Records: `start` when pytest imports this plugin (before any conftest or test module: nothing of
+the agent's has been imported, and the work directory is put on the module path only after it),
+one `collect` per failed collection, one `report` per test phase (with whether the phase raised,
+read from the call itself, and the test's skip/xfail marks), and `finish` with pytest's exit status. The host grades from these (grading.py);
 a process that exits early leaves no `finish`, so it passes nothing.
 """
 
@@ -41,7 +41,8 @@ _TRUSTED = tuple(sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_pref
                                                       os.path.dirname(pytest.__file__))} | {"/tests", os.path.dirname(__file__)}))
 _HOOKS = ("pytest_runtest_makereport", "pytest_runtest_protocol", "pytest_runtest_call", "pytest_pyfunc_call",
           "pytest_collection_modifyitems", "pytest_report_teststatus", "pytest_runtest_logreport")
-_CONFIG = []
+_CONFIG = []  # pytest's config, once configured
+_WORKDIR = os.environ.pop("HX_WORKDIR", "")
 _UNSEALED = {"sys", "__main__", "warnings"}  # state pytest and tests rebind as they run (streams, warning hooks)
 _CALLABLE = (types.BuiltinFunctionType, types.FunctionType, type)
 
@@ -80,11 +81,10 @@ def _rebound() -> str:
 
 def _agent_modules() -> list[str]:
     """Files of modules imported from the work directory (the agent's code, run in this process)."""
-    workdir = _CONFIG[1] if len(_CONFIG) > 1 else ""
     found = []
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None) or ""
-        if workdir and path.startswith(workdir.rstrip("/") + "/"):
+        if _WORKDIR and path.startswith(_WORKDIR.rstrip("/") + "/"):
             found.append(path)
     return sorted(found)
 
@@ -134,17 +134,22 @@ def _undumpable() -> None:
         pass
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_configure(config) -> None:
+def _begin() -> None:
+    """At import (`-p hx_judge` is imported before any conftest or test module): report the start,
+    then put the work directory last on the module path (the tests, and a task's conftest, may
+    import the agent's modules). The broad seal waits for pytest's own configuration (which rebinds
+    hooks such as `threading.excepthook`); pytest's core functions are sealed at import."""
     _channel()
     _undumpable()
+    _emit(event="start", pid=os.getpid())
+    if _WORKDIR:
+        sys.path.append(_WORKDIR)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config) -> None:
     _CONFIG.append(config)
     _SEAL.update(_seal())
-    _emit(event="start", pid=os.getpid())
-    workdir = os.environ.pop("HX_WORKDIR", "")
-    _CONFIG.append(workdir)
-    if workdir:
-        sys.path.append(workdir)  # tests may import the agent's modules, last on the path
 
 
 def pytest_collectreport(report) -> None:
@@ -170,3 +175,6 @@ def pytest_runtest_makereport(item, call):
 def pytest_sessionfinish(session, exitstatus) -> None:
     _emit(event="finish", exitstatus=int(exitstatus), collected=session.testscollected, tampered=_tampered(),
           agent_modules=_agent_modules())
+
+
+_begin()
