@@ -133,3 +133,22 @@ def test_a_command_printing_without_end_is_held_to_a_bounded_capture():
                          60, Limits())
     assert result.exit_code == 0 and len(result.stdout) < OUTPUT_LIMIT + 200
     assert result.stdout.rstrip().endswith("end") and "bytes of output dropped" in result.stdout
+
+
+def test_a_tree_of_any_depth_is_walked_within_bounds_and_measured(tmp_path):
+    from harnessx.envs.terminal.workspace import disk_usage
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        for _ in range(3000):  # deeper than Python's recursion limit
+            os.mkdir("d", dir_fd=fd)
+            child = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = child
+    finally:
+        os.close(fd)
+    states = dict(hostio.walk_states(root, 1 << 20))
+    assert [k for k, v in states.items() if v[0] == "deep"] == ["/".join(["d"] * (hostio.MAX_DEPTH + 1))]
+    assert disk_usage(root) > 0

@@ -19,6 +19,7 @@ from pathlib import Path
 
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+MAX_DEPTH = 64  # directory levels a snapshot enters
 CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
 
@@ -121,9 +122,14 @@ def entry_state(name: str, dir_fd: int, hash_limit: int) -> tuple:
 
 def walk_states(root: Path, hash_limit: int) -> Iterator[tuple[str, tuple]]:
     """(path relative to `root`, entry_state) for every file, link and special file below `root`,
-    walked by directory fds (`os.fwalk`, links never followed)."""
+    walked by directory fds (`os.fwalk`, links never followed). A directory MAX_DEPTH levels down is
+    recorded as ("deep", 0, "") and not entered: an agent's tree of any depth costs the host no more
+    than that many open directories."""
     for dirpath, dirnames, filenames, dir_fd in os.fwalk(root, follow_symlinks=False):
         rel_dir = os.path.relpath(dirpath, root)
+        if rel_dir != "." and rel_dir.count("/") + 1 >= MAX_DEPTH:
+            yield from ((f"{rel_dir}/{d}", ("deep", 0, "")) for d in dirnames if not _is_link(d, dir_fd))
+            dirnames[:] = [d for d in dirnames if _is_link(d, dir_fd)]
         names = filenames + [d for d in dirnames if _is_link(d, dir_fd)]
         for name in names:
             try:

@@ -115,13 +115,21 @@ def _under(path: str, root: str) -> bool:
 
 def neutralise_links(ws: Workspace) -> list[str]:
     """Remove links into the verifier's paths (or at a directory above one), flag links that leave
-    the workspace; notes for the trajectory. Call once no agent process is left."""
+    the workspace, move directories deeper than hostio.MAX_DEPTH (which no walk of the host enters)
+    out of the verifier's view; notes for the trajectory. Call once no agent process is left."""
     notes = []
     for root, host in sorted(ws.mounts.items()):
         for rel, state in list(hostio.walk_states(host, 0)):
+            path = f"{root}/{rel}"
+            if state[0] == "deep":
+                quarantine = ws.base / "quarantine" / uuid.uuid4().hex
+                quarantine.parent.mkdir(exist_ok=True)
+                with hostio.parent_dir(host, rel) as (dir_fd, name):
+                    os.rename(name, quarantine, src_dir_fd=dir_fd)
+                notes.append(f"agent-made directory {path} ({hostio.MAX_DEPTH}+ levels deep) moved out before verification")
+                continue
             if state[0] != "link":
                 continue
-            path = f"{root}/{rel}"
             target = os.path.normpath(os.path.join(os.path.dirname(path), state[2]))
             if any(_under(target, p) or _under(p, target) for p in PROTECTED):
                 with hostio.parent_dir(host, rel) as (dir_fd, name):
@@ -140,8 +148,9 @@ def fresh_logs(ws: Workspace) -> Path:
         mode = os.lstat(logs).st_mode
     except FileNotFoundError:
         mode = None
-    if mode is not None and stat.S_ISDIR(mode):
-        shutil.rmtree(logs)
+    if mode is not None and stat.S_ISDIR(mode):  # moved aside whole: a tree of any depth costs one rename
+        (ws.base / "quarantine").mkdir(exist_ok=True)
+        logs.rename(ws.base / "quarantine" / uuid.uuid4().hex)
     elif mode is not None:  # a file, a link, a FIFO...
         logs.unlink()
     logs.mkdir()
