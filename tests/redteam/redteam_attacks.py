@@ -130,8 +130,11 @@ subprocess.run([sys.executable, "-c", code])
 '''
 
 
-def attacks() -> list[Attack]:
-    """Every attack of the suite, by class."""
+def attacks(canary: str = "{canary}") -> list[Attack]:
+    """Every attack of the suite, by class; `canary` is put into their commands and code."""
+    def solution(code: str) -> str:  # noqa: F811  the agent's module, with the canary's path in it
+        return put("/app/solution.py", code.replace("{canary}", canary))
+
     a = [
         # links: the answer resolves into the tests, or the host, through a link
         Attack("links", "answer-into-tests", ["ln -s /tests/expected.txt /app/answer.txt"]),
@@ -228,6 +231,8 @@ def attacks() -> list[Attack]:
         Attack("late", "abandon-link-to-host", [
             "ln -s {canary}/secret.txt /app/infeasible.md && echo linked"], feasible=False),
     ]
+    for attack in a:
+        attack.commands = [c.replace("{canary}", canary) for c in attack.commands]
     return a
 
 
@@ -253,4 +258,5 @@ def write_task(root: Path, attack: Attack, canary: Path) -> Path:
 
 
 def commands(attack: Attack, canary: Path) -> list[str]:
-    return [c.replace("{canary}", str(canary)) for c in attack.commands]
+    """The attack's commands with the canary's host path in them (inside encoded code too)."""
+    return next(a for a in attacks(str(canary)) if a.id == attack.id).commands
