@@ -1,4 +1,5 @@
-"""The fault-injection tally: run the fault suite (tests/faults) and count, per kind of fault, how
+"""The fault-injection tally: run the fault suite (tests/faults) and the red-team suite
+(tests/redteam: attack tasks against the terminal verifier) and count, per kind of fault, how
 many were injected, how many the product survived (a clear error, an excluded and named rollout, or
 an unchanged result), and how many changed a number.
 
@@ -8,7 +9,7 @@ an unchanged result), and how many changed a number.
 that many, all of them lost if it fails. Exit status: non-zero when pytest fails or a fault was not
 survived.
 
-    python bench/faults.py                      # runs tests/faults
+    python bench/faults.py                      # runs tests/faults and tests/redteam
     python bench/faults.py --junit report.xml   # tallies a junit report already written (CI's full run)
 """
 
@@ -38,7 +39,12 @@ KINDS = {"test_model_faults": "model provider (429/5xx/timeouts/bad bodies/dead 
          "test_transfer_label": "an sa search's blocked-only score in the transfer table",
          "test_mlflow_stale_parent": "a kill during R0, then resume (MLflow parent reopened, not left RUNNING)",
          "test_verifier_attacks": "the agent attacks its verifier (conftest hook, daemon, /etc, host path, pids, "
-                                  "disk)"}
+                                  "disk)",
+         "test_redteam": "red-team attack tasks per backend (links, prep write-through, early exit, plants, fake "
+                         "results, host paths, races/FIFOs, daemons, exhaustion, late edits)",
+         "test_verifier_mechanisms": "the verifier's mechanisms alone (no-follow host I/O, forged or short result "
+                                     "streams, output flood)"}
+SUITES = ("tests/faults", "tests/redteam")
 NUMBER_CHECKS = ("tampered", "torn_ledger", "resume", "not_scored", "crash_then_resume", "excluded")
 
 
@@ -47,8 +53,8 @@ def tally(report: Path) -> dict[str, list[int]]:
     rows: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for case in ET.parse(report).getroot().iter("testcase"):
         classname = case.get("classname", "")
-        if "faults." not in classname:
-            continue  # a full suite's report: only tests/faults counts here
+        if not any(f"{Path(suite).name}." in classname for suite in SUITES):
+            continue  # a full suite's report: only tests/faults and tests/redteam count here
         kind = KINDS.get(classname.split(".")[-1], classname)
         failed = any(child.tag in ("failure", "error") for child in case)
         if any(child.tag == "skipped" for child in case):
@@ -68,14 +74,15 @@ def main(argv: list[str]) -> int:
         elif not argv:
             report = Path(tmp) / "faults.xml"
             status = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                                     str(ROOT / "tests/faults"), f"--junitxml={report}", "-o", "junit_family=xunit1"],
+                                     *(str(ROOT / s) for s in SUITES), f"--junitxml={report}",
+                                     "-o", "junit_family=xunit1"],
                                     cwd=ROOT).returncode
         else:
             print("usage: python bench/faults.py [--junit REPORT.xml]", file=sys.stderr)
             return 2
         rows = tally(report)
     if not rows:
-        print(f"{report}: no fault cases (tests/faults) in this report", file=sys.stderr)
+        print(f"{report}: no fault cases ({', '.join(SUITES)}) in this report", file=sys.stderr)
         return 1
     print("\n| faults | tried | survived | numbers changed |\n|---|---|---|---|")
     for kind, (tried, survived, changed) in rows.items():

@@ -26,6 +26,12 @@ class EnvironmentFailure(HarnessXError):
     """The environment (sandbox, task setup) failed: the episode is excluded, never scored."""
 
 
+class AgentFault(HarnessXError):
+    """Something the agent caused made the episode impossible to continue (a limit of the episode
+    reached, a verifier step broken by the agent's changes): the episode ends and scores 0 with this
+    cause named. Never an exclusion: the agent cannot remove its own failures from the denominator."""
+
+
 class ModelCallError(HarnessXError):
     """A model call failed after retries (unreachable server, unknown model, bad key).
 

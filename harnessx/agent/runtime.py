@@ -17,7 +17,7 @@ from harnessx.agent.probe_phase import read_only_probe
 from harnessx.agent.result import RolloutResult
 from harnessx.agent.sampling import call_seed, sampling_kwargs, seed_environment
 from harnessx.envs.base import Environment, StepOutcome
-from harnessx.errors import EnvironmentFailure, ModelCallError
+from harnessx.errors import AgentFault, EnvironmentFailure, ModelCallError
 from harnessx.harness.model import Harness
 from harnessx.harness.render import EXECUTOR_MESSAGE, PLANNER_REVIEW, Rendered, render, task_message
 from harnessx.models.client import ModelClient, ModelReply, Usage
@@ -55,7 +55,7 @@ class _GuardedEnv:
         async def guarded(*args, **kwargs):
             try:
                 return await method(*args, **kwargs)
-            except EnvironmentFailure:
+            except (EnvironmentFailure, AgentFault):
                 raise
             except Exception as exc:
                 raise EnvironmentFailure(f"{type(exc).__name__}: {exc}") from exc
@@ -330,6 +330,9 @@ async def run_rollout(harness: Harness, task: Task, env: Environment, model: Mod
         reward = await env.verify()
         for note in getattr(env._env, "guard_notes", None) or []:  # e.g. the terminal's verifier guards
             ep.traj.append("note", "environment", ep.step, detail=note)
+    except AgentFault as exc:  # the agent's doing: scored as a failure, with its cause
+        reward = 0.0
+        ep.traj.append("note", "environment", ep.step, detail=f"scored 0: {exc}")
     except ModelCallError as exc:
         status = "model_failure"
         ep.traj.append("error", "harness", ep.step, error_type="model", detail=str(exc))

@@ -1,7 +1,8 @@
 """The agent attacks its verifier. Each test is an attacking task: a TB2-format task directory whose
 required file the scripted agent never creates, and an agent that tries to get a pass (or the host's
-secrets, or the host's resources) another way. Every attack must earn reward 0 or an excluded rollout
-naming the limit, and the trajectory names what was tried where it can be seen."""
+secrets, or the host's resources) another way. Every attack must earn reward 0 -- a limit the agent
+reached included, scored 0 with the limit named, never excluded -- and the trajectory names what was
+tried where it can be seen. (The red-team suite, tests/redteam/, covers the classes at large.)"""
 
 from __future__ import annotations
 
@@ -193,35 +194,35 @@ def test_no_sandbox_visible_file_names_the_host_checkout(tmp_path, backend):
 
 
 @BACKENDS
-def test_a_process_flood_is_bounded_and_the_rollout_excluded_naming_the_limit(tmp_path, backend):
+def test_a_process_flood_is_bounded_and_scored_zero_naming_the_limit(tmp_path, backend):
     flood = ("python3 -c \"import subprocess\nps = []\ntry:\n    for i in range(400):\n"
              "        ps.append(subprocess.Popen(['sleep', '120']))\nexcept OSError as exc:\n"
              "    print('bounded at', len(ps), exc)\nprint('started', len(ps))\"")
     task = attack_task(tmp_path, environment="pids = 64\n")
     result, traj = rollout(task, agent("pids", [flood]), TerminalEnv(backend))
-    assert result.status == "env_failure" and result.reward is None, (result, outputs(traj))
+    assert result.status == "ok" and result.reward == 0.0, (result, outputs(traj))
     assert "started 400" not in outputs(traj)
-    assert "pids limit (64 processes)" in traj.first("error").data["detail"]
+    assert "scored 0: the agent reached the episode's pids limit (64 processes)" in notes(traj)
 
 
 @BACKENDS
-def test_processes_sharing_more_memory_than_the_task_allows_end_the_rollout_naming_the_limit(tmp_path, backend):
+def test_processes_sharing_more_memory_than_the_task_allows_score_zero_naming_the_limit(tmp_path, backend):
     hog = ("for i in 1 2 3; do python3 -c 'x = bytearray(150 * 2**20); import time; time.sleep(3)' & done; "
            "wait; echo all done")
     task = attack_task(tmp_path, environment='memory_mb = 200\n')
     result, traj = rollout(task, agent("memory", [hog]), TerminalEnv(backend))
-    assert result.status == "env_failure" and result.reward is None, (result, outputs(traj))
-    assert "memory limit (200 MB)" in traj.first("error").data["detail"]
+    assert result.status == "ok" and result.reward == 0.0, (result, outputs(traj))
+    assert "scored 0: the agent reached the episode's memory limit (200 MB)" in notes(traj)
 
 
 @BACKENDS
-def test_a_large_write_is_bounded_and_the_rollout_excluded_naming_the_limit(tmp_path, backend):
+def test_a_large_write_is_bounded_and_scored_zero_naming_the_limit(tmp_path, backend):
     fill = "for i in 1 2 3 4; do head -c 40M /dev/zero > /app/big$i; done; du -sm /app | cut -f1"
     task = attack_task(tmp_path, environment='storage = "64M"\n')
     env = MeasuredEnv(backend)
     result, traj = rollout(task, agent("disk", [fill]), env)
-    assert result.status == "env_failure" and result.reward is None, (result, outputs(traj))
-    assert "disk limit (64 MB)" in traj.first("error").data["detail"]
+    assert result.status == "ok" and result.reward == 0.0, (result, outputs(traj))
+    assert "scored 0: the agent reached the episode's disk limit (64 MB)" in notes(traj)
     assert env.used_mb is not None and env.used_mb <= 64, env.used_mb
 
 

@@ -11,7 +11,10 @@ background jobs persist between calls. Setup steps, the file tools and the harne
 each run in their own sandboxed process, never in the agent's shell. Before the verifier runs, every
 process of the agent's sandbox is killed; the verifier runs in a sandbox of its own (`isolation.py`).
 After each agent command the episode's limits are checked (processes, memory, disk): a limit
-reached is an environment failure naming it, so the rollout is excluded, never scored.
+reached is the agent's doing, so the episode ends scored 0 with the limit named (AgentFault), never
+excluded. Once the agent's processes are gone a final snapshot attributes what a background job
+changed after the last command. A verifier preparation line that fails is the agent's fault when it
+passes on the pristine task (rebuilt to check), the environment's otherwise.
 
 Every blocking part (setup, a tool call, the harness's write, the verifier, cleanup) runs on a
 sandbox thread (`offload.py`), so the event loop serves other rollouts meanwhile; a cancelled step
@@ -31,11 +34,11 @@ from harnessx.envs.base import (VERIFY_GOAL, AbandonSpec, EnvStart, StateChange,
 from harnessx.envs.terminal import hosting, isolation, mask, tools, verifier
 from harnessx.envs.terminal.loader import load_spec
 from harnessx.envs.terminal.offload import offload
-from harnessx.envs.terminal.sandbox import Layout, Sandbox, make_sandbox
+from harnessx.envs.terminal.sandbox import ExecResult, Layout, Sandbox, make_sandbox
 from harnessx.envs.terminal.shell import ShellSession
 from harnessx.envs.terminal.spec import TaskSpec
 from harnessx.envs.terminal.workspace import Workspace, diff, is_forbidden
-from harnessx.errors import EnvironmentFailure
+from harnessx.errors import AgentFault, EnvironmentFailure
 from harnessx.tasks import Task, ToolCall
 
 BUILD_TIMEOUT = 600.0
@@ -72,6 +75,7 @@ class TerminalEnv:
         self.aborted = False
         self.verifier_box: Sandbox | None = None
         self.guard_notes: list[str] = []  # what the episode's guards did (recorded in the trajectory after verify)
+        self.state: dict = {}  # the workspace's last snapshot
 
     def abort(self) -> None:
         """Stop the step in progress (called on the event loop while a sandbox thread runs it): its
@@ -100,20 +104,21 @@ class TerminalEnv:
             raise EnvironmentFailure(f"task {spec.id} cannot be hosted here: missing {', '.join(gaps)}")
         self.ws = Workspace(spec.roots(), storage_mb=spec.limits.storage_mb)
         self.box = self.new_box(self.ws.mounts)
-        self.build()
+        self.build(self.ws, self.box)
+        self.state = self.ws.snapshot()
         hidden = masked_tools(task)
         self.path_prefix = mask.command_prefix(mask.write_links(self.ws.mounts["/tmp"], hidden)) if hidden else ""
         self.shell = ShellSession(self.box, spec.workdir, init=self.path_prefix, timeout=self.agent_limit())
         return EnvStart(tools=list(tools.TOOLS), observation=spec.instruction, evidence=evidence_at_start(task))
 
-    def new_box(self, mounts: dict) -> Sandbox:
+    def new_box(self, mounts: dict, readonly: frozenset[str] = frozenset()) -> Sandbox:
         """A started sandbox of this episode's kind over `mounts` (the agent's, or the verifier's)."""
         assert self.spec
         box = make_sandbox(self.sandbox_name, **self.sandbox_options)
         if self.aborted:  # an abort that came before the sandbox existed
             box.abort()
             raise EnvironmentFailure("the episode was aborted")
-        box.start(Layout(mounts=mounts, env=self.spec.recipe.env, limits=self.spec.limits,
+        box.start(Layout(mounts=mounts, readonly=readonly, env=self.spec.recipe.env, limits=self.spec.limits,
                          image=self.spec.config.environment.docker_image))
         return box
 
@@ -126,29 +131,29 @@ class TerminalEnv:
             self.shell = ShellSession(self.box, self.spec.workdir, init=self.path_prefix, timeout=self.agent_limit())
 
     def check_limits(self) -> None:
-        """An environment failure naming each episode limit reached (processes, memory, disk)."""
+        """An AgentFault naming each episode limit the agent reached (processes, memory, disk)."""
         assert self.ws
         hit = (self.box.exceeded() if self.box is not None and hasattr(self.box, "exceeded") else [])
         hit += self.ws.exceeded()
         if hit:
-            raise EnvironmentFailure(f"the episode reached its {' and '.join(hit)}: excluded, not scored")
+            raise AgentFault(f"the agent reached the episode's {' and '.join(hit)}")
 
-    def build(self) -> None:
-        """Replay the Dockerfile's copies and setup commands into the fresh workspace."""
-        assert self.spec and self.ws and self.box
+    def build(self, ws: Workspace, box: Sandbox) -> None:
+        """Replay the Dockerfile's copies and setup commands into a fresh workspace."""
+        assert self.spec
         context = self.spec.path / "environment"
         for step in self.spec.recipe.steps:
             self.check_aborted()
             if step.kind == "copy":
                 src, dest = step.args
-                self.ws.copy_in(context / src, dest if dest.startswith("/") else f"{step.cwd}/{dest}")
+                ws.copy_in(context / src, dest if dest.startswith("/") else f"{step.cwd}/{dest}")
                 continue
-            result = self.box.run(step.args[0], BUILD_TIMEOUT, cwd=step.cwd)
+            result = box.run(step.args[0], BUILD_TIMEOUT, cwd=step.cwd)
             if result.exit_code != 0:
                 raise EnvironmentFailure(f"task {self.spec.id}: setup step {step.args[0]!r} failed "
                                          f"(exit {result.exit_code}): {(result.stderr or result.stdout)[-400:]}")
         for sub in ("verifier", "agent"):
-            (self.ws.mounts["/logs"] / sub).mkdir(parents=True, exist_ok=True)
+            (ws.mounts["/logs"] / sub).mkdir(parents=True, exist_ok=True)
 
     # --- agent steps ----------------------------------------------------------------------------
     @property
@@ -175,15 +180,22 @@ class TerminalEnv:
             result = self.shell.run(command, timeout)
         else:
             result = self.box.run(command, timeout, cwd=self.spec.workdir)
+        changes = self.record(before, author)
+        self.check_limits()
+        return tools.render_result(result, timeout), result.exit_code != 0, changes
+
+    def record(self, before: dict, author: str) -> list[StateChange]:
+        """Attribute every change since `before` to `author`; the new snapshot becomes the last."""
+        assert self.ws and self.task
+        self.state = self.ws.snapshot()
         changes = []
-        for path, kind in diff(before, self.ws.snapshot()):
+        for path, kind in diff(before, self.state):
             change = StateChange(target=path, change=kind, forbidden=is_forbidden(path, self.task.forbidden))
             self.authors[path] = author
             if change.forbidden:
                 self.forbidden_changes.append(change)
             changes.append(change)
-        self.check_limits()
-        return tools.render_result(result, timeout), result.exit_code != 0, changes
+        return changes
 
     def command_for(self, call: ToolCall) -> tuple[str, float]:
         args = call.arguments
@@ -231,10 +243,8 @@ class TerminalEnv:
 
     def read_abandon(self) -> str | None:
         assert self.ws
-        host = self.ws.host_path(self.abandon_path)
-        if host.is_symlink() or not host.is_file():
-            return None
-        return host.read_bytes()[:ARTIFACT_LIMIT].decode(errors="replace")
+        data = self.ws.read(self.abandon_path, ARTIFACT_LIMIT)
+        return None if data is None else data.decode(errors="replace")
 
     async def user_reply(self, agent_message: str) -> str | None:
         return None
@@ -252,11 +262,13 @@ class TerminalEnv:
         if self.task.feasible or self.task.metadata.get(VERIFY_GOAL):
             reward, _ = await offload(self.run_verifier, self.abort)
             return reward
+        await offload(self.end_agent, self.abort)
         agent_wrote = self.authors.get(self.abandon_path) == "agent" and self.read_abandon() is not None
         return 1.0 if agent_wrote and not self.forbidden_changes else 0.0
 
     def end_agent(self) -> None:
-        """Kill every process of the agent's sandbox (checked gone) and close the sandbox."""
+        """Kill every process of the agent's sandbox (checked gone) and close the sandbox; a final
+        snapshot attributes to the agent what its background jobs changed after its last command."""
         if self.box is None:
             return
         notes = isolation.end_agent(self.shell, self.box)
@@ -266,22 +278,76 @@ class TerminalEnv:
         finally:
             self.box.stop()
             self.box = None
+        late = self.record(self.state, "agent")
+        notes += [f"changed after the agent's last command: {c.target} ({c.change})" for c in late]
         self.guard_notes += notes
 
     def run_verifier(self) -> tuple[float, object]:
-        """The task's tests in a fresh sandbox, once no agent process is left: (reward, pytest result)."""
+        """The task's tests in a fresh sandbox, once no agent process is left: (reward, pytest
+        result). What the tests report decides; a failure's cause is noted for the trajectory."""
         assert self.spec and self.ws
         self.end_agent()
         self.guard_notes += [f"agent-written {path} ignored by the verifier" for path in isolation.agent_plants(self.authors)]
-        mounts, base = isolation.verifier_mounts(self.spec, self.ws)
+        self.guard_notes += isolation.neutralise_links(self.ws)
+        mounts, readonly, base = isolation.verifier_mounts(self.spec, self.ws)
         try:
-            self.verifier_box = self.new_box(mounts)
-            return verifier.run_tests(self.spec, self.ws.mounts["/logs"] / "verifier", self.verifier_box)
+            self.verifier_box = box = self.new_box(mounts, readonly)
+            failed = verifier.prepare(self.spec, box)
+            if failed is None:
+                run = verifier.run_pytest(self.spec, box, mounts[verifier.JUDGE].parent / "results")
+                hit = box.exceeded() if hasattr(box, "exceeded") else []
         finally:
-            if self.verifier_box is not None:
-                self.verifier_box.stop()
-                self.verifier_box = None
+            self.stop_verifier()
             shutil.rmtree(base, ignore_errors=True)
+        if failed is not None:
+            return self.prep_failed(failed)
+        verdict, result = run.verdict, run.result
+        if hit and verdict.reward == 0.0:
+            verdict.cause += f" (the tests reached the episode's {' and '.join(hit)})"
+        isolation.write_logs(self.ws, {"test-stdout.txt": result.stdout + result.stderr,
+                                       "reward.txt": f"{verdict.reward:g}\n"})
+        self.state = self.ws.snapshot()  # what the verifier changed is nobody's to attribute
+        if verdict.excluded:
+            raise EnvironmentFailure(f"task {self.spec.id}: {verdict.cause}: {(result.stdout + result.stderr)[-400:]}")
+        if verdict.reward == 0.0:
+            self.guard_notes.append(f"verifier: {verdict.cause}")
+        if verdict.agent_modules:
+            self.guard_notes.append(f"the tests ran agent code in the judged process: {', '.join(verdict.agent_modules[:5])}")
+        return verdict.reward, result
+
+    def stop_verifier(self) -> None:
+        """Kill whatever the verifier's sandbox still runs and close it."""
+        box, self.verifier_box = self.verifier_box, None
+        if box is not None:
+            if hasattr(box, "kill_all"):
+                box.kill_all()
+            box.stop()
+
+    def prep_failed(self, failed: str) -> tuple[float, object]:
+        """A preparation line failed after the agent's work: the agent's fault (scored 0) when it
+        passes on the pristine task, the environment's (excluded) when it fails there too."""
+        assert self.spec
+        if not self.prep_passes_pristine():
+            raise EnvironmentFailure(f"task {self.spec.id}: verifier preparation {failed} fails on the pristine task too")
+        cause = f"verifier preparation {failed} failed after the agent's changes (it passes on the pristine task)"
+        self.guard_notes.append(f"verifier: {cause}")
+        return 0.0, ExecResult(1, "", cause)
+
+    def prep_passes_pristine(self) -> bool:
+        """Rebuild the task in a fresh workspace and run the preparation lines there."""
+        assert self.spec
+        ws, box = Workspace(self.spec.roots(), storage_mb=self.spec.limits.storage_mb), None
+        try:
+            box = self.new_box(ws.mounts)
+            self.build(ws, box)
+            box.stop()
+            mounts, readonly, base = isolation.verifier_mounts(self.spec, ws)
+            box = self.new_box(mounts, readonly)
+            return verifier.prepare(self.spec, box) is None
+        finally:
+            if box is not None:
+                box.stop()
+            ws.cleanup()
 
     async def cleanup(self) -> None:
         await offload(self.teardown, lambda: None)  # nothing to abort: teardown only kills and removes

@@ -10,13 +10,13 @@ verifier gets its tests in a directory of its own, see isolation.py.)"""
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import os
 import shutil
-import stat
 import subprocess
 import tempfile
 from pathlib import Path
+
+from harnessx.envs.terminal import hostio
 
 FIXED_ROOTS = ("/app", "/logs", "/tmp", "/root")
 FULL_MARGIN = 1024 * 1024  # bytes: a tmpfs with less than this free is full
@@ -36,12 +36,18 @@ def mount_tmpfs(path: Path, size_mb: int) -> bool:
 
 
 def disk_usage(path: Path) -> int:
-    """Bytes allocated under `path` (links not followed)."""
-    total = 0
-    for dirpath, dirnames, filenames in os.walk(path):
-        for name in filenames + dirnames:
+    """Bytes allocated under `path` (links not followed; iterative, so any depth is fine)."""
+    total, stack = 0, [str(path)]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
             try:
-                total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
+                total += entry.stat(follow_symlinks=False).st_blocks * 512
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
             except OSError:
                 pass
     return total
@@ -66,6 +72,18 @@ class Workspace:
                 return host / os.path.relpath(norm, root)
         raise ValueError(f"{path} is outside the workspace roots {sorted(self.mounts)}")
 
+    def read(self, path: str, limit: int) -> bytes | None:
+        """The first `limit` bytes of the regular file at sandbox `path`, read without following a
+        link or blocking (hostio); None when it is missing or no regular file."""
+        norm = os.path.normpath(path)
+        for root, host in self.mounts.items():
+            if norm.startswith(root + "/"):
+                try:
+                    return hostio.read_file(host, os.path.relpath(norm, root), limit)
+                except OSError:
+                    return None
+        return None
+
     def copy_in(self, source: Path, dest: str) -> None:
         """Docker COPY semantics: a directory's contents go into `dest`; a file goes into `dest/`
         when `dest` ends with '/' or is an existing directory, else becomes `dest`."""
@@ -80,15 +98,14 @@ class Workspace:
         make_writable(target)
 
     def snapshot(self) -> Snapshot:
-        """Sandbox path -> (kind, size, digest or link target) for every file under watched roots."""
+        """Sandbox path -> (kind, size, digest or link target) for every file under watched roots,
+        walked without following a link or blocking on a FIFO (agent processes may still run)."""
         state: Snapshot = {}
         for root, host in self.mounts.items():
             if root in UNWATCHED:
                 continue
-            for dirpath, dirnames, filenames in os.walk(host):
-                for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
-                    full = os.path.join(dirpath, name)
-                    state[root + "/" + os.path.relpath(full, host)] = file_state(full)
+            for rel, entry in hostio.walk_states(host, HASH_LIMIT):
+                state[f"{root}/{rel}"] = entry
         return state
 
     def exceeded(self) -> list[str]:
@@ -106,7 +123,10 @@ class Workspace:
         if self.tmpfs:
             subprocess.run(["umount", "-l", str(self.base)], capture_output=True, check=False)
             self.tmpfs = False
-        shutil.rmtree(self.base, ignore_errors=True)
+        try:
+            shutil.rmtree(self.base, ignore_errors=True)
+        except RecursionError:  # a tree deeper than Python recurses: rm walks it without recursing
+            subprocess.run(["rm", "-rf", "--one-file-system", "--", str(self.base)], capture_output=True, check=False)
 
 
 def make_writable(path: Path) -> None:
@@ -115,21 +135,6 @@ def make_writable(path: Path) -> None:
     for p in paths:
         if not p.is_symlink():
             p.chmod(p.stat().st_mode | 0o200)
-
-
-def file_state(path: str) -> tuple:
-    st = os.lstat(path)
-    if os.path.islink(path):
-        return ("link", 0, os.readlink(path))
-    if not stat.S_ISREG(st.st_mode):  # a fifo, socket or device: never opened (a fifo would block)
-        return ("special", 0, stat.S_IFMT(st.st_mode))
-    if st.st_size > HASH_LIMIT:
-        return ("file", st.st_size, f"mtime:{st.st_mtime_ns}")
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return ("file", st.st_size, digest.hexdigest())
 
 
 def diff(before: Snapshot, after: Snapshot) -> list[tuple[str, str]]:

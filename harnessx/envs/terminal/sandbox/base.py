@@ -40,10 +40,12 @@ class Limits:
 
 @dataclass
 class Layout:
-    """What an episode's sandbox shows: sandbox path -> host directory (read-write), env, limits,
-    and the task's container image (used by the docker backend when it exists locally)."""
+    """What an episode's sandbox shows: sandbox path -> host directory (read-write, or read-only for
+    the targets in `readonly`), env, limits, and the task's container image (used by the docker
+    backend when it exists locally)."""
 
     mounts: dict[str, Path]
+    readonly: frozenset[str] = frozenset()
     env: dict[str, str] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
     image: str | None = None
@@ -77,10 +79,11 @@ class ShellProcess(Protocol):
 
 class Sandbox(Protocol):
     name: str
+    passes_fds: bool  # whether `run` hands `pass_fds` to the command (bwrap, unshare; not docker)
 
     def start(self, layout: Layout) -> None: ...
 
-    def run(self, command: str, timeout: float, cwd: str = "/app") -> ExecResult: ...
+    def run(self, command: str, timeout: float, cwd: str = "/app", pass_fds: tuple[int, ...] = ()) -> ExecResult: ...
 
     def open_shell(self, cwd: str, timeout: float) -> ShellProcess: ...  # the episode's long-lived shell
 
@@ -186,28 +189,59 @@ def rlimits(limits: Limits, timeout: float, join: Callable[[], None] | None = No
 
 
 def run_process(argv: list[str], timeout: float, limits: Limits, env: dict[str, str] | None = None,
-                running: Running | None = None, preexec: Callable[[], None] | None = None) -> ExecResult:
+                running: Running | None = None, preexec: Callable[[], None] | None = None,
+                pass_fds: tuple[int, ...] = ()) -> ExecResult:
     """Run a sandbox launcher in its own session; on timeout kill the whole process group. With
     `running`, the launcher is registered there while it runs (so the sandbox's `abort()` kills it)."""
     started = time.monotonic()
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True, env=env if env is not None else {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},
-                                preexec_fn=preexec or rlimits(limits, timeout))
+                                preexec_fn=preexec or rlimits(limits, timeout), pass_fds=pass_fds)
     except OSError as exc:
         raise EnvironmentFailure(f"cannot start sandbox {argv[0]}: {exc}") from None
     timed_out = False
     kill = kill_launcher(proc)
     entry = running.add(kill) if running is not None else None
+    out, err = Bounded(proc.stdout), Bounded(proc.stderr)
     try:
-        out, err = proc.communicate(timeout=timeout)
+        proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
         kill()
-        out, err = proc.communicate()
+        proc.wait()
     finally:
         if entry is not None:
             running.discard(entry)
     code = TIMEOUT_EXIT if timed_out else proc.returncode
-    return ExecResult(code, out.decode(errors="replace"), err.decode(errors="replace"), timed_out,
-                      time.monotonic() - started)
+    return ExecResult(code, out.text(), err.text(), timed_out, time.monotonic() - started)
+
+
+OUTPUT_LIMIT = 8 * 1024 * 1024  # bytes of a command's stream kept: its first and last halves
+DRAIN_WAIT = 30.0  # seconds for a stream to close once its command has ended
+
+
+class Bounded:
+    """One stream of a sandboxed command, drained on a thread; at most OUTPUT_LIMIT bytes are held
+    (the first and last halves), so a command printing without end cannot fill the host's memory."""
+
+    def __init__(self, pipe) -> None:
+        self.head, self.tail, self.dropped = bytearray(), bytearray(), 0
+        self.thread = threading.Thread(target=self.drain, args=(pipe,), daemon=True, name="harnessx-stream")
+        self.thread.start()
+
+    def drain(self, pipe) -> None:
+        half = OUTPUT_LIMIT // 2
+        with pipe:
+            while chunk := pipe.read1(1 << 16):
+                room = max(0, half - len(self.head))
+                self.head += chunk[:room]
+                self.tail += chunk[room:]
+                if len(self.tail) > half:
+                    self.dropped += len(self.tail) - half
+                    del self.tail[:len(self.tail) - half]
+
+    def text(self) -> str:
+        self.thread.join(DRAIN_WAIT)
+        cut = f"\n[... {self.dropped} bytes of output dropped ...]\n".encode() if self.dropped else b""
+        return bytes(self.head + cut + self.tail).decode(errors="replace")

@@ -24,6 +24,7 @@ from harnessx.errors import EnvironmentFailure
 
 class BwrapSandbox(Contained):
     name = "bwrap"
+    passes_fds = True
 
     def __init__(self) -> None:
         self.binary = shutil.which("bwrap")
@@ -50,7 +51,7 @@ class BwrapSandbox(Contained):
             args += ["--symlink", target, path] if target else ["--ro-bind", path, path]
         args += ["--proc", "/proc", "--dev", "/dev"]
         for target, source in sorted(self.layout.mounts.items()):
-            args += ["--bind", str(source), target]
+            args += ["--ro-bind" if target in self.layout.readonly else "--bind", str(source), target]
         for source, target in host.interpreter_mounts():
             args += ["--ro-bind", source, target]
         for target in host.masks():
@@ -61,10 +62,10 @@ class BwrapSandbox(Contained):
         shell = ["/bin/bash", "--noprofile", "--norc"]
         return args + ["--"] + (shell if command is None else ["/bin/bash", "-c", command])
 
-    def run(self, command: str, timeout: float, cwd: str = "/app") -> ExecResult:
+    def run(self, command: str, timeout: float, cwd: str = "/app", pass_fds: tuple[int, ...] = ()) -> ExecResult:
         assert self.layout is not None, "start() first"
         return run_process(self.argv(command, cwd), timeout, self.layout.limits, running=self.running,
-                           preexec=self.preexec(self.layout.limits, timeout))
+                           preexec=self.preexec(self.layout.limits, timeout), pass_fds=pass_fds)
 
     def open_shell(self, cwd: str, timeout: float) -> PipeShell:
         """A shell in a fresh sandbox of this layout; bwrap's init leads the shell's process group."""

@@ -36,6 +36,7 @@ def docker_client():
 
 class DockerSandbox:
     name = "docker"
+    passes_fds = False
 
     def __init__(self, image: str = BASE_IMAGE) -> None:
         self.client = docker_client()
@@ -59,7 +60,8 @@ class DockerSandbox:
 
     def volumes(self, image) -> dict[str, dict[str, str]]:
         assert self.layout is not None
-        vols = {str(src): {"bind": target, "mode": "rw"} for target, src in self.layout.mounts.items()}
+        vols = {str(src): {"bind": target, "mode": "ro" if target in self.layout.readonly else "rw"}
+                for target, src in self.layout.mounts.items()}
         if (image.labels or {}).get(HOST_MOUNTS_LABEL) == "1":
             for d in host.system_dirs():
                 vols[d] = {"bind": d, "mode": "ro"}
@@ -86,7 +88,8 @@ class DockerSandbox:
         except Exception as exc:
             raise EnvironmentFailure(f"docker sandbox cannot start: {str(exc)[:300]}") from None
 
-    def run(self, command: str, timeout: float, cwd: str = "/app") -> ExecResult:
+    def run(self, command: str, timeout: float, cwd: str = "/app", pass_fds: tuple[int, ...] = ()) -> ExecResult:
+        """`pass_fds` is ignored: an exec in a container inherits no fd of ours (passes_fds False)."""
         assert self.container is not None, "start() first"
         self.refuse_if_aborted()
         started = time.monotonic()

@@ -31,6 +31,7 @@ DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 
 class UnshareSandbox(Contained):
     name = "unshare"
+    passes_fds = True
 
     def __init__(self) -> None:
         missing = [b for b in ("unshare", "chroot", "setpriv", "mount") if shutil.which(b) is None]
@@ -57,7 +58,8 @@ class UnshareSandbox(Contained):
 
         def bind(source: str, target: str, readonly: bool) -> None:
             t = shlex.quote(self.newroot + target)
-            lines.append(f"mkdir -p {t} && mount --rbind {shlex.quote(source)} {t}")
+            make = f"mkdir -p {t}" if os.path.isdir(source) else f"mkdir -p $(dirname {t}) && touch {t}"
+            lines.append(f"{make} && mount --rbind {shlex.quote(source)} {t}")
             if readonly:
                 lines.append(f"mount -o remount,bind,ro {t}")
 
@@ -70,7 +72,7 @@ class UnshareSandbox(Contained):
             else:
                 bind(path, path, True)
         for target, source in sorted(self.layout.mounts.items()):
-            bind(str(source), target, False)
+            bind(str(source), target, target in self.layout.readonly)
         for source, target in host.interpreter_mounts():
             bind(source, target, True)
         for target in host.masks():
@@ -91,10 +93,10 @@ class UnshareSandbox(Contained):
         return ["unshare", "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child",
                 "--propagation", "private", "/bin/sh", "-c", self.script(), "sandbox", command, cwd]
 
-    def run(self, command: str, timeout: float, cwd: str = "/app") -> ExecResult:
+    def run(self, command: str, timeout: float, cwd: str = "/app", pass_fds: tuple[int, ...] = ()) -> ExecResult:
         assert self.layout is not None, "start() first"
         return run_process(self.argv(command, cwd), timeout, self.layout.limits, running=self.running,
-                           preexec=self.preexec(self.layout.limits, timeout))
+                           preexec=self.preexec(self.layout.limits, timeout), pass_fds=pass_fds)
 
     def open_shell(self, cwd: str, timeout: float) -> PipeShell:
         """A long-lived shell (pid 1 of its namespace) that leads its own process group (`setsid`)."""
