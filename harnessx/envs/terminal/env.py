@@ -100,6 +100,10 @@ class TerminalEnv:
             raise EnvironmentFailure(f"task {spec.id} cannot be hosted here: missing {', '.join(gaps)}")
         self.ws = Workspace(spec.roots(), storage_mb=spec.limits.storage_mb)
         self.box = self.new_box(self.ws.mounts)
+        broken = hosting.unrunnable(self.box, hosting.declared_apt(spec))
+        if broken:
+            raise EnvironmentFailure(f"task {spec.id} cannot be hosted here: does not run in the sandbox: "
+                                     + "; ".join(broken))
         self.build()
         hidden = masked_tools(task)
         self.path_prefix = mask.command_prefix(mask.write_links(self.ws.mounts["/tmp"], hidden)) if hidden else ""
@@ -114,7 +118,7 @@ class TerminalEnv:
             box.abort()
             raise EnvironmentFailure("the episode was aborted")
         box.start(Layout(mounts=mounts, env=self.spec.recipe.env, limits=self.spec.limits,
-                         image=self.spec.config.environment.docker_image))
+                         image=self.spec.config.environment.docker_image, packages=hosting.declared_apt(self.spec)))
         return box
 
     def resume_agent(self) -> None:

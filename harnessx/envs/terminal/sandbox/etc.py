@@ -4,18 +4,26 @@ Generated: `passwd` and `group` (root and nobody only), `hosts` (localhost), an 
 `resolv.conf`, `nsswitch.conf` (files) and `hostname`. Copied from the host when present, because
 programs need them to run: the dynamic loader's configuration, `alternatives` (the targets of many
 `/usr/bin` links), public CA certificates and OpenSSL's configuration (never `ssl/private`), time
-zone, service and MIME tables, OS release, interpreter and terminal configuration. Everything else
-(`shadow`, `hostname`, `fstab`, package-manager and proxy configuration, ...) stays invisible.
+zone, service and MIME tables, OS release, interpreter and terminal configuration.
+
+A task's tools get their configuration too: for the Debian packages a task declares (its
+Dockerfile's `apt-get install` lines), every file under `/etc` that those packages or the packages
+they depend on ship (`dpkg -L`) is copied, so a tool finds its `/etc` as in the task's image (e.g.
+`/etc/gnucobol` for `cobc`). Only world-readable entries are copied, never `ssl/private`.
+Everything else (`shadow`, `fstab`, package-manager and proxy configuration, ...) stays invisible.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import shutil
-import tempfile
+import stat
 import threading
 from pathlib import Path
+
+from harnessx.envs.terminal.sandbox.materials import private_dir
 
 GENERATED = {
     "passwd": "root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
@@ -32,6 +40,7 @@ COPIED = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "ssl", "c
           "locale.alias", "gai.conf", "host.conf", "xml", "sgml", "fonts", "perl", "python3", "dpkg")
 COPIED_PREFIXES = ("python3.", "java-")
 NEVER = ("ssl/private",)  # private keys: never copied, whatever the allowlist says
+CLOSURE_LIMIT = 400  # packages followed through Depends (a guard; a tool's closure is far smaller)
 
 
 def _wanted(name: str) -> bool:
@@ -62,17 +71,110 @@ def write_etc(target: Path, host_etc: Path = Path("/etc")) -> None:
             path.chmod(0o755 if path.is_dir() else 0o644)
 
 
-_LOCK = threading.Lock()
+DPKG = Path("/var/lib/dpkg")
 
 
 @functools.lru_cache(maxsize=1)
-def _make() -> Path:
-    path = Path(tempfile.mkdtemp(prefix="harnessx-etc-"))
+def installed() -> dict[str, tuple[str, list[str]]]:
+    """Installed package name -> (the name of its file list in dpkg's info directory, the names it
+    depends on through Depends and Pre-Depends, every alternative), read from dpkg's status file."""
+    try:
+        text = (DPKG / "status").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return {}
+    found = {}
+    for block in text.split("\n\n"):
+        fields, key = {}, ""
+        for line in block.splitlines():
+            if line[:1] in (" ", "\t"):
+                fields[key] += " " + line.strip()
+            elif ":" in line:
+                key, _, value = line.partition(":")
+                fields[key] = value.strip()
+        name = fields.get("Package")
+        if not name or "install ok installed" not in fields.get("Status", ""):
+            continue
+        deps = ", ".join(fields.get(f, "") for f in ("Depends", "Pre-Depends")).replace("|", ",")
+        names = [d.strip().split(" ")[0].split(":")[0] for d in deps.split(",") if d.strip()]
+        arch = fields.get("Architecture", "all")
+        info = name if (DPKG / "info" / f"{name}.list").is_file() else f"{name}:{arch}"
+        found[name] = (info, names)
+    return found
+
+
+def closure(packages: tuple[str, ...]) -> list[str]:
+    """The installed packages among `packages` and everything they depend on."""
+    known, seen = installed(), set()
+    todo = [p.split("=")[0] for p in packages]
+    while todo and len(seen) < CLOSURE_LIMIT:
+        name = todo.pop()
+        if name in known and name not in seen:
+            seen.add(name)
+            todo += known[name][1]
+    return sorted(seen)
+
+
+def files_of(package: str) -> list[str]:
+    """What `dpkg -L package` lists (dpkg's own record of the files it installed)."""
+    info = installed().get(package, (package, []))[0]
+    try:
+        return (DPKG / "info" / f"{info}.list").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+
+
+def package_etc(packages: tuple[str, ...]) -> list[str]:
+    """Paths relative to /etc of the files, links and directories that `packages` (and what they
+    depend on) install there."""
+    found = set()
+    for package in closure(packages):
+        for line in files_of(package):
+            if line.startswith("/etc/"):
+                found.add(line[len("/etc/"):])
+    return sorted(found)
+
+
+def _copy_entry(host_etc: Path, target: Path, rel: str) -> None:
+    """Copy one world-readable entry (a link as a link; a directory as a directory only)."""
+    if any(rel == n or rel.startswith(n + "/") for n in NEVER):
+        return
+    source, dest = host_etc / rel, target / rel
+    try:
+        st = os.lstat(source)
+        if stat.S_ISLNK(st.st_mode):
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            if not dest.is_symlink() and not dest.exists():
+                os.symlink(os.readlink(source), dest)
+        elif not st.st_mode & stat.S_IROTH:
+            return
+        elif stat.S_ISDIR(st.st_mode):
+            dest.mkdir(parents=True, exist_ok=True)
+        elif stat.S_ISREG(st.st_mode):
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest)
+    except OSError:  # unreadable or vanished host entry: left out
+        return
+
+
+_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=None)
+def _make(packages: tuple[str, ...]) -> Path:
+    key = hashlib.sha256("\0".join(packages).encode()).hexdigest()[:12]
+    path = private_dir(f"etc-{key}")
     write_etc(path)
+    for rel in package_etc(packages):
+        _copy_entry(Path("/etc"), path, rel)
+    for name, text in GENERATED.items():  # a package's own passwd or hosts never replaces the generated one
+        (path / name).write_text(text, encoding="utf-8")
+    for entry in [path, *path.rglob("*")]:
+        if not entry.is_symlink():
+            entry.chmod(0o755 if entry.is_dir() else 0o644)
     return path
 
 
-def etc_dir() -> Path:
-    """This process's sandbox `/etc` (made once)."""
+def etc_dir(packages: tuple[str, ...] = ()) -> Path:
+    """This process's sandbox `/etc` for tasks declaring `packages` (made once per set)."""
     with _LOCK:
-        return _make()
+        return _make(tuple(sorted(set(packages))))
