@@ -180,7 +180,7 @@ def checkout_paths() -> list[str]:
 # environment and working directory, error messages that print paths, /etc, the tool directory and the
 # interpreter's path hooks. The virtualenv's own mount line is left out: its root field is the venv's
 # host path, which names the checkout when the venv lives inside it (`.venv/`), the limit
-# docs/trust.md states ("Mount table").
+# docs/trust.md states ("Host paths").
 LEAK_SCAN = (
     "d=/app/leak-scan; mkdir -p $d; "
     "for f in /proc/self/* /proc/self/*/* /proc/1/* /proc/1/*/*; do "

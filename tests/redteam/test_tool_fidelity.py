@@ -25,8 +25,9 @@ from faults.test_verifier_attacks import agent, attack_task, backends, rollout
 from harnessx.envs.terminal import hosting
 from harnessx.envs.terminal.env import TerminalEnv
 from harnessx.envs.terminal.sandbox import Layout, make_sandbox
-from harnessx.envs.terminal.sandbox import etc as etc_module
-from harnessx.envs.terminal.sandbox.etc import GENERATED, NEVER, closure, files_of, installed
+from harnessx.envs.terminal.sandbox import dpkg
+from harnessx.envs.terminal.sandbox.dpkg import closure, files_of, installed
+from harnessx.envs.terminal.sandbox.etc import COPIED, GENERATED, NEVER
 from harnessx.envs.terminal.workspace import Workspace
 
 pytestmark = pytest.mark.skipif(not backends() or not installed(), reason="no sandbox, or no dpkg database")
@@ -85,8 +86,8 @@ def test_every_etc_file_a_declared_package_installs_is_in_the_sandbox(tmp_path, 
 @BACKENDS
 def test_an_undeclared_package_s_etc_stays_hidden(tmp_path, backend):
     declared = etc_files(("git",))
-    only_git = sorted(set(declared) - set(etc_files(("coreutils",))) - set(etc_module.COPIED))
-    only_git = [p for p in only_git if p.split("/")[2] not in etc_module.COPIED]
+    only_git = sorted(set(declared) - set(etc_files(("coreutils",))))
+    only_git = [p for p in only_git if p.split("/")[2] not in COPIED]
     if not only_git:
         pytest.skip("git ships nothing under /etc beyond the allowlist here")
     result = run_in(backend, ("coreutils",), f"ls {' '.join(map(shlex.quote, only_git))}; cat /etc/shadow", tmp_path)
@@ -107,7 +108,7 @@ def fake_dpkg(tmp_path, monkeypatch):
     for info in Path("/var/lib/dpkg/info").glob("*.list"):
         os.symlink(info, db / "info" / info.name)
     (db / "info" / "hx-fake-tools.list").write_text("/usr/bin/hx-no-such-tool\n/usr/bin/true\n")
-    monkeypatch.setattr(etc_module, "DPKG", db)
+    monkeypatch.setattr(dpkg, "DPKG", db)
     installed.cache_clear()
     hosting._PROBED.clear()
     yield

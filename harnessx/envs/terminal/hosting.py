@@ -18,7 +18,7 @@ import threading
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from harnessx.envs.terminal.sandbox.etc import files_of, installed
+from harnessx.envs.terminal.sandbox.dpkg import files_of, installed
 from harnessx.envs.terminal.spec import TaskSpec
 
 BIN_DIRS = ("/usr/bin/", "/bin/", "/usr/sbin/", "/sbin/", "/usr/local/bin/")
@@ -26,8 +26,9 @@ PROBE_TIMEOUT = 300.0  # all of a task's programs, each at most 20 s
 # A program that did not run: not executable / not found (126, 127), a crash (SIGILL, SIGABRT,
 # SIGBUS, SIGFPE, SIGSEGV), a loader failure, or an error naming a missing file under /etc. Any other
 # status is a program that ran (`--version` unknown to it is a usage error: it ran); a program that
-# waits until the timeout (124) ran too.
-PROBE = r"""for b in "$@"; do
+# waits until the timeout (124) ran too. Each runs in a scratch directory, removed afterwards.
+PROBE = r"""probe_dir=$(mktemp -d) && cd "$probe_dir" || exit 1
+for b in "$@"; do
   out=$(timeout -k 5 20 "$b" --version </dev/null 2>&1); rc=$?
   case "$rc" in 126|127|132|134|135|136|139) bad=1;; *) bad=0;; esac
   if [ "$bad" -eq 1 ] \
@@ -35,6 +36,7 @@ PROBE = r"""for b in "$@"; do
     printf '%s\t%s\t%s\n' "$b" "$rc" "$(printf '%s' "$out" | head -n 1 | cut -c1-200)"
   fi
 done
+cd / && rm -rf "$probe_dir"
 """
 
 

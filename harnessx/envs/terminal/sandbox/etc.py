@@ -23,6 +23,7 @@ import stat
 import threading
 from pathlib import Path
 
+from harnessx.envs.terminal.sandbox.dpkg import closure, files_of
 from harnessx.envs.terminal.sandbox.materials import private_dir
 
 GENERATED = {
@@ -40,15 +41,15 @@ COPIED = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "ssl", "c
           "locale.alias", "gai.conf", "host.conf", "xml", "sgml", "fonts", "perl", "python3", "dpkg")
 COPIED_PREFIXES = ("python3.", "java-")
 NEVER = ("ssl/private",)  # private keys: never copied, whatever the allowlist says
-CLOSURE_LIMIT = 400  # packages followed through Depends (a guard; a tool's closure is far smaller)
 
 
 def _wanted(name: str) -> bool:
     return name in COPIED or name.startswith(COPIED_PREFIXES)
 
 
-def write_etc(target: Path, host_etc: Path = Path("/etc")) -> None:
-    """Fill `target` with the generated files and the allowed host entries (links kept as links)."""
+def write_etc(target: Path, host_etc: Path = Path("/etc"), extra: list[str] | None = None) -> None:
+    """Fill `target` with the allowed host entries (links kept as links), the `extra` entries (paths
+    relative to /etc) and the generated files, which nothing copied replaces."""
     for name in sorted(os.listdir(host_etc)) if host_etc.is_dir() else []:
         if not _wanted(name):
             continue
@@ -64,63 +65,13 @@ def write_etc(target: Path, host_etc: Path = Path("/etc")) -> None:
                 shutil.copy2(source, dest)
         except OSError:  # unreadable host entry: left out
             continue
+    for rel in extra or []:
+        _copy_entry(host_etc, target, rel)
     for name, text in GENERATED.items():
         (target / name).write_text(text, encoding="utf-8")
     for path in [target, *target.rglob("*")]:
         if not path.is_symlink():
             path.chmod(0o755 if path.is_dir() else 0o644)
-
-
-DPKG = Path("/var/lib/dpkg")
-
-
-@functools.lru_cache(maxsize=1)
-def installed() -> dict[str, tuple[str, list[str]]]:
-    """Installed package name -> (the name of its file list in dpkg's info directory, the names it
-    depends on through Depends and Pre-Depends, every alternative), read from dpkg's status file."""
-    try:
-        text = (DPKG / "status").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return {}
-    found = {}
-    for block in text.split("\n\n"):
-        fields, key = {}, ""
-        for line in block.splitlines():
-            if line[:1] in (" ", "\t"):
-                fields[key] += " " + line.strip()
-            elif ":" in line:
-                key, _, value = line.partition(":")
-                fields[key] = value.strip()
-        name = fields.get("Package")
-        if not name or "install ok installed" not in fields.get("Status", ""):
-            continue
-        deps = ", ".join(fields.get(f, "") for f in ("Depends", "Pre-Depends")).replace("|", ",")
-        names = [d.strip().split(" ")[0].split(":")[0] for d in deps.split(",") if d.strip()]
-        arch = fields.get("Architecture", "all")
-        info = name if (DPKG / "info" / f"{name}.list").is_file() else f"{name}:{arch}"
-        found[name] = (info, names)
-    return found
-
-
-def closure(packages: tuple[str, ...]) -> list[str]:
-    """The installed packages among `packages` and everything they depend on."""
-    known, seen = installed(), set()
-    todo = [p.split("=")[0] for p in packages]
-    while todo and len(seen) < CLOSURE_LIMIT:
-        name = todo.pop()
-        if name in known and name not in seen:
-            seen.add(name)
-            todo += known[name][1]
-    return sorted(seen)
-
-
-def files_of(package: str) -> list[str]:
-    """What `dpkg -L package` lists (dpkg's own record of the files it installed)."""
-    info = installed().get(package, (package, []))[0]
-    try:
-        return (DPKG / "info" / f"{info}.list").read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
 
 
 def package_etc(packages: tuple[str, ...]) -> list[str]:
@@ -139,6 +90,8 @@ def _copy_entry(host_etc: Path, target: Path, rel: str) -> None:
     if any(rel == n or rel.startswith(n + "/") for n in NEVER):
         return
     source, dest = host_etc / rel, target / rel
+    if any(parent.is_symlink() for parent in dest.parents if target in parent.parents):
+        return  # never write through a link copied from the host (it may point outside `target`)
     try:
         st = os.lstat(source)
         if stat.S_ISLNK(st.st_mode):
@@ -163,14 +116,7 @@ _LOCK = threading.Lock()
 def _make(packages: tuple[str, ...]) -> Path:
     key = hashlib.sha256("\0".join(packages).encode()).hexdigest()[:12]
     path = private_dir(f"etc-{key}")
-    write_etc(path)
-    for rel in package_etc(packages):
-        _copy_entry(Path("/etc"), path, rel)
-    for name, text in GENERATED.items():  # a package's own passwd or hosts never replaces the generated one
-        (path / name).write_text(text, encoding="utf-8")
-    for entry in [path, *path.rglob("*")]:
-        if not entry.is_symlink():
-            entry.chmod(0o755 if entry.is_dir() else 0o644)
+    write_etc(path, extra=package_etc(packages))
     return path
 
 
