@@ -11,10 +11,13 @@ verdict), and writing more than the memory limit into the workspace is no memory
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 
 import pytest
 
 from faults.test_verifier_attacks import agent, attack_task, backends, outputs, rollout
+from harnessx.envs.terminal import workspace
 from harnessx.envs.terminal.env import TerminalEnv
 
 pytestmark = [pytest.mark.skipif(not backends(), reason="no sandbox"),
@@ -77,3 +80,20 @@ def test_the_default_workspace_is_on_disk_with_the_task_storage(tmp_path, backen
     size_mb = int(fields["blocks"]) * int(fields["bsize"]) / 2**20
     assert 9 * 1024 < size_mb <= 10240, seen  # TB2's default storage, 10 GB (less the file system's own)
     assert env.fstype == "ext4"
+
+
+def test_a_tmpfs_temporary_directory_does_not_put_the_workspace_in_memory(monkeypatch):
+    types = {tempfile.gettempdir(): "tmpfs", "/var/tmp": "ext2/ext3"}
+    monkeypatch.setattr(workspace, "fs_type", lambda path: types.get(path, ""))
+    workspace.disk_dir.cache_clear()
+    try:
+        ws = workspace.Workspace(["/app"], storage_mb=64)
+        try:
+            assert ws.home.parent == Path("/var/tmp") and ws.mounted, ws.home
+        finally:
+            ws.cleanup()
+        types["/var/tmp"] = "tmpfs"  # nowhere better: the temporary directory, as before
+        workspace.disk_dir.cache_clear()
+        assert workspace.disk_dir() is None
+    finally:
+        workspace.disk_dir.cache_clear()

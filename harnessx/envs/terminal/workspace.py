@@ -3,7 +3,8 @@
 content snapshots whose differences are the episode's state changes.
 
 The workspace is bounded by the task's storage, on the host's disk and never in memory: as root it
-is an ext4 file system of that size in a sparse image file (`mount -o loop`), so a write beyond it
+is an ext4 file system of that size in a sparse image file (`mount -o loop`; in the temporary
+directory, or in `/var/tmp` when the temporary directory is itself a tmpfs), so a write beyond it
 fails inside the sandbox with "no space left on device" and the pages it takes are the disk's, not
 RAM; its mount table shows only the loop device and `/app`-style roots, never a host path. Without
 root (or without a loop device) it is a plain directory whose size is measured after every command.
@@ -13,6 +14,7 @@ verifier gets its tests in a directory of its own, see isolation.py.)"""
 from __future__ import annotations
 
 import fnmatch
+import functools
 import hashlib
 import os
 import shutil
@@ -27,6 +29,22 @@ UNWATCHED = ("/tests", "/logs", "/tmp", "/root")  # not part of the task's state
 HASH_LIMIT = 16 * 1024 * 1024
 
 Snapshot = dict[str, tuple]
+
+
+def fs_type(path: str) -> str:
+    """The type of the file system holding `path` (`stat -f`), "" when unknown."""
+    done = subprocess.run(["stat", "-f", "-c", "%T", path], capture_output=True, text=True, check=False)
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+@functools.lru_cache(maxsize=1)
+def disk_dir() -> str | None:
+    """Where workspaces are made: the temporary directory, unless it is memory (a tmpfs `/tmp`, as
+    on many distributions) and `/var/tmp` is not; None for tempfile's own choice."""
+    tmp = tempfile.gettempdir()
+    if fs_type(tmp) == "tmpfs" and os.path.isdir("/var/tmp") and fs_type("/var/tmp") not in ("tmpfs", ""):
+        return "/var/tmp"
+    return None
 
 
 def mount_disk(home: Path, size_mb: int) -> Path | None:
@@ -65,7 +83,7 @@ def disk_usage(path: Path) -> int:
 
 class Workspace:
     def __init__(self, roots: list[str], storage_mb: int | None = None):
-        self.home = Path(tempfile.mkdtemp(prefix="harnessx-ws-"))
+        self.home = Path(tempfile.mkdtemp(prefix="harnessx-ws-", dir=disk_dir() if storage_mb is not None else None))
         self.storage_mb = storage_mb
         disk = mount_disk(self.home, storage_mb) if storage_mb is not None else None
         self.mounted = disk is not None  # the limit is the file system's size; else it is measured
