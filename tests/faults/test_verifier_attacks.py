@@ -180,22 +180,24 @@ def checkout_paths() -> list[str]:
 # environment and working directory, error messages that print paths, /etc, the tool directory and the
 # interpreter's path hooks. The virtualenv's own mount line is left out: its root field is the venv's
 # host path, which names the checkout when the venv lives inside it (`.venv/`), the limit
-# docs/trust.md states ("Host paths").
-LEAK_SCAN = (
-    "d=/app/leak-scan; mkdir -p $d; "
-    "for f in /proc/self/* /proc/self/*/* /proc/1/* /proc/1/*/*; do "
-    "  case $f in */pagemap|*/mem|*/clear_refs|*/kcore) continue;; esac; "
-    "  if [ -L \"$f\" ]; then echo \"$f -> $(readlink \"$f\")\"; "
-    "  elif [ -f \"$f\" ] && [ -r \"$f\" ]; then timeout 5 head -c 2000000 \"$f\" 2>/dev/null "
-    f"    | tr '\\0' '\\n' | grep -av ' {VENV_TARGET} '; fi; "
-    "done > $d/proc.txt 2>/dev/null; "
-    "{ env; pwd; cd /app && pwd -P; ls /no/such/dir; cat /app/missing; cd /nowhere; "
-    "  python3 -c 'open(\"/no/such\")'; python3 -c 'import os, sys; print(os.getcwd(), *sys.path)'; "
-    "  python3 -c 'import harnessx; print(harnessx.__file__)'; } > $d/shell.txt 2>&1; "
-    "sp=$(python3 -c 'import site; print(site.getsitepackages()[0])'); "
-    "cat /etc/* /etc/*/* /run/harnessx/bin/* \"$sp\"/*.pth \"$sp\"/*.py \"$sp\"/*.egg-link \"$sp\"/*.dist-info/* "
-    "  > $d/files.txt 2>/dev/null; wc -c $d/*"
-)
+# docs/trust.md states ("Host paths"). The scan runs twice: as the agent, and as agent code the tests run
+# during verification (in the verifier's sandbox).
+def leak_scan(d: str) -> str:
+    return (
+        f"d={d}; mkdir -p $d; "
+        "for f in /proc/self/* /proc/self/*/* /proc/1/* /proc/1/*/*; do "
+        "  case $f in */pagemap|*/mem|*/clear_refs|*/kcore) continue;; esac; "
+        "  if [ -L \"$f\" ]; then echo \"$f -> $(readlink \"$f\")\"; "
+        "  elif [ -f \"$f\" ] && [ -r \"$f\" ]; then timeout 5 head -c 2000000 \"$f\" 2>/dev/null "
+        f"    | tr '\\0' '\\n' | grep -av ' {VENV_TARGET} '; fi; "
+        "done > $d/proc.txt 2>/dev/null; "
+        "{ env; pwd; cd /app && pwd -P; ls /no/such/dir; cat /app/missing; cd /nowhere; "
+        "  python3 -c 'open(\"/no/such\")'; python3 -c 'import os, sys; print(os.getcwd(), *sys.path)'; "
+        "  python3 -c 'import harnessx; print(harnessx.__file__)'; } > $d/shell.txt 2>&1; "
+        "sp=$(python3 -c 'import site; print(site.getsitepackages()[0])'); "
+        "cat /etc/* /etc/*/* /run/harnessx/bin/* \"$sp\"/*.pth \"$sp\"/*.py \"$sp\"/*.egg-link \"$sp\"/*.dist-info/* "
+        "  > $d/files.txt 2>/dev/null; wc -c $d/*"
+    )
 
 
 class ScannedEnv(TerminalEnv):
@@ -210,19 +212,23 @@ class ScannedEnv(TerminalEnv):
     async def cleanup(self) -> None:
         if self.ws is not None and not self.scan:
             self.host_dirs = [str(self.ws.base), str(host.toolbin()), str(etc_dir())]
-            for path in (self.ws.mounts["/app"] / "leak-scan").glob("*.txt"):
-                self.scan[path.name] = path.read_bytes()
+            for path in self.ws.mounts["/app"].glob("leak-scan*/*.txt"):
+                self.scan[f"{path.parent.name}/{path.name}"] = path.read_bytes()
         await super().cleanup()
 
 
 @BACKENDS
 def test_no_sandbox_visible_file_names_the_host_checkout_or_workspace(tmp_path, backend):
-    test = "from pathlib import Path\n\ndef test_loot():\n    assert Path('/app/loot.txt').read_text().strip()\n"
+    test = ("import subprocess\nfrom pathlib import Path\n\ndef test_loot():\n"
+            f"    subprocess.run(['bash', '-c', {leak_scan('/app/leak-scan-verify')!r}], timeout=300)\n"
+            "    assert Path('/app/loot.txt').read_text().strip()\n")
     env = ScannedEnv(backend)
-    result, traj = rollout(attack_task(tmp_path, test), agent("hostpath", [LEAK_SCAN], timeout=120), env)
+    result, traj = rollout(attack_task(tmp_path, test), agent("hostpath", [leak_scan("/app/leak-scan")], timeout=120), env)
     assert result.status == "ok" and result.reward == 0.0, (result, outputs(traj))
-    assert set(env.scan) == {"proc.txt", "shell.txt", "files.txt"}, outputs(traj)
-    assert b" /app " in env.scan["proc.txt"] and b"PATH=" in env.scan["proc.txt"]  # it read mountinfo, environ
+    assert set(env.scan) == {f"{d}/{f}.txt" for d in ("leak-scan", "leak-scan-verify")
+                             for f in ("proc", "shell", "files")}, outputs(traj)
+    for d in ("leak-scan", "leak-scan-verify"):  # each read mountinfo and an environment
+        assert b" /app " in env.scan[f"{d}/proc.txt"] and b"PATH=" in env.scan[f"{d}/proc.txt"]
     needles = checkout_paths() + env.host_dirs + ["harnessx-ws-", "harnessx-sys-", "harnessx-root-", "harnessx-etc-",
                                                   "harnessx-toolbin-"]
     for name, data in env.scan.items():
