@@ -79,9 +79,12 @@ def declared_apt(spec: TaskSpec) -> tuple[str, ...]:
 
 
 def programs(packages: tuple[str, ...]) -> list[str]:
-    """The programs `packages` themselves install on PATH (what `dpkg -L` lists in a bin directory)."""
+    """The programs `packages` themselves install on PATH (what `dpkg -L` lists in a bin directory).
+    Essential packages (coreutils, grep, ...) are left out: every Debian image has them, and the
+    sandbox's own shell runs on them."""
+    known = installed()
     found = set()
-    for package in packages:
+    for package in (p for p in packages if not (p in known and known[p].essential)):
         found.update(f for f in files_of(package) if f.startswith(BIN_DIRS) and f.count("/") in (2, 3))
     return sorted(found)
 

@@ -6,15 +6,21 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import NamedTuple
 
 DPKG = Path("/var/lib/dpkg")
 CLOSURE_LIMIT = 400  # packages followed through Depends (a guard; a tool's closure is far smaller)
 
 
+class Package(NamedTuple):
+    info: str  # the name of its file list in dpkg's info directory (`name` or `name:arch`)
+    depends: list[str]  # through Depends and Pre-Depends, every alternative
+    essential: bool  # `Essential: yes`: part of every Debian system (coreutils, grep, bash...)
+
+
 @functools.lru_cache(maxsize=1)
-def installed() -> dict[str, tuple[str, list[str]]]:
-    """Installed package name -> (the name of its file list in dpkg's info directory, the names it
-    depends on through Depends and Pre-Depends, every alternative), read from dpkg's status file."""
+def installed() -> dict[str, Package]:
+    """Installed package name -> Package, read from dpkg's status file."""
     try:
         text = (DPKG / "status").read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -35,7 +41,7 @@ def installed() -> dict[str, tuple[str, list[str]]]:
         names = [d.strip().split(" ")[0].split(":")[0] for d in deps.split(",") if d.strip()]
         arch = fields.get("Architecture", "all")
         info = name if (DPKG / "info" / f"{name}.list").is_file() else f"{name}:{arch}"
-        found[name] = (info, names)
+        found[name] = Package(info, names, fields.get("Essential") == "yes")
     return found
 
 
@@ -47,13 +53,13 @@ def closure(packages: tuple[str, ...]) -> list[str]:
         name = todo.pop()
         if name in known and name not in seen:
             seen.add(name)
-            todo += known[name][1]
+            todo += known[name].depends
     return sorted(seen)
 
 
 def files_of(package: str) -> list[str]:
     """What `dpkg -L package` lists (dpkg's own record of the files it installed)."""
-    info = installed().get(package, (package, []))[0]
+    info = installed()[package].info if package in installed() else package
     try:
         return (DPKG / "info" / f"{info}.list").read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
