@@ -20,7 +20,9 @@ from harnessx.agent.runner import rollout_model_id
 from harnessx.agent.runtime import run_rollout
 from harnessx.envs.terminal.env import TerminalEnv
 from harnessx.envs.terminal.loader import load_spec, to_task
+import harnessx.envs.terminal.sandbox.host as host
 from harnessx.envs.terminal.sandbox import default_sandbox
+from harnessx.envs.terminal.sandbox.etc import etc_dir
 from harnessx.envs.terminal.sandbox.host import VENV_TARGET
 from harnessx.envs.terminal.suite import TerminalSuite
 from harnessx.harness import load_preset
@@ -174,23 +176,67 @@ def checkout_paths() -> list[str]:
     return sorted(p for p in paths if p.count("/") >= 2)
 
 
+# Everything a process in the sandbox can read about itself and the sandbox's init: every readable file
+# and link under /proc/self and /proc/1 (cmdline, environ, mountinfo, cwd, root, fds...), its
+# environment and working directory, error messages that print paths, /etc, the tool directory and the
+# interpreter's path hooks. The virtualenv's own mount line is left out: its root field is the venv's
+# host path, which names the checkout when the venv lives inside it (`.venv/`), the limit
+# docs/trust.md states ("Host paths"). The scan runs twice: as the agent, and as agent code the tests run
+# during verification (in the verifier's sandbox).
+def leak_scan(d: str) -> str:
+    return (
+        f"d={d}; mkdir -p $d; "
+        "for f in /proc/self/* /proc/self/*/* /proc/1/* /proc/1/*/*; do "
+        "  case $f in */pagemap|*/mem|*/clear_refs|*/kcore) continue;; esac; "
+        "  if [ -L \"$f\" ]; then echo \"$f -> $(readlink \"$f\")\"; "
+        "  elif [ -f \"$f\" ] && [ -r \"$f\" ]; then timeout 5 head -c 2000000 \"$f\" 2>/dev/null "
+        f"    | tr '\\0' '\\n' | grep -av ' {VENV_TARGET} '; fi; "
+        "done > $d/proc.txt 2>/dev/null; "
+        "{ env; pwd; cd /app && pwd -P; ls /no/such/dir; cat /app/missing; cd /nowhere; "
+        "  python3 -c 'open(\"/no/such\")'; python3 -c 'import os, sys; print(os.getcwd(), *sys.path)'; "
+        "  python3 -c 'import harnessx; print(harnessx.__file__)'; } > $d/shell.txt 2>&1; "
+        "sp=$(python3 -c 'import site; print(site.getsitepackages()[0])'); "
+        "cat /etc/* /etc/*/* /run/harnessx/bin/* \"$sp\"/*.pth \"$sp\"/*.py \"$sp\"/*.egg-link \"$sp\"/*.dist-info/* "
+        "  > $d/files.txt 2>/dev/null; wc -c $d/*"
+    )
+
+
+class ScannedEnv(TerminalEnv):
+    """Keeps what the agent's scan wrote (read on the host before the workspace goes) and the host
+    directories behind the episode: its workspace and the harness's own sandbox files."""
+
+    def __init__(self, backend: str):
+        super().__init__(backend)
+        self.scan: dict[str, bytes] = {}
+        self.host_dirs: list[str] = []
+
+    async def cleanup(self) -> None:
+        if self.ws is not None and not self.scan:
+            self.host_dirs = [str(self.ws.base), str(host.toolbin()), str(etc_dir())]
+            for path in self.ws.mounts["/app"].glob("leak-scan*/*.txt"):
+                self.scan[f"{path.parent.name}/{path.name}"] = path.read_bytes()
+        await super().cleanup()
+
+
 @BACKENDS
-def test_no_sandbox_visible_file_names_the_host_checkout(tmp_path, backend):
-    needles = " ".join(f"-e {p}" for p in checkout_paths())
-    # The virtualenv's own mount line is left out: its root field is the venv's host path, which names the
-    # checkout when the venv lives inside it (`.venv/`), the limit docs/trust.md states ("Mount table").
-    # Every other mount line is searched.
-    search = ('sp=$(python3 -c "import site; print(site.getsitepackages()[0])"); '
-              f"grep -v ' {VENV_TARGET} ' /proc/self/mountinfo > /app/mounts.txt; "
-              f"grep -lsF {needles} /etc/* /etc/*/* /run/harnessx/bin/* /app/mounts.txt /proc/self/environ "
-              '"$sp"/*.pth "$sp"/*.py "$sp"/*.egg-link "$sp"/*.dist-info/* > /app/loot.txt; '
-              f'python3 -c "import sys; print(*sys.path)" | grep -F {needles} >> /app/loot.txt; '
-              f'python3 -c "import harnessx; print(harnessx.__file__)" 2>/dev/null | grep -F {needles} >> /app/loot.txt; '
-              "cat /app/loot.txt; echo searched")
-    test = "from pathlib import Path\n\ndef test_loot():\n    assert Path('/app/loot.txt').read_text().strip()\n"
-    result, traj = rollout(attack_task(tmp_path, test), agent("hostpath", [search]), TerminalEnv(backend))
+def test_no_sandbox_visible_file_names_the_host_checkout_or_workspace(tmp_path, backend):
+    test = ("import subprocess\nfrom pathlib import Path\n\ndef test_loot():\n"
+            f"    subprocess.run(['bash', '-c', {leak_scan('/app/leak-scan-verify')!r}], timeout=300)\n"
+            "    assert Path('/app/loot.txt').read_text().strip()\n")
+    env = ScannedEnv(backend)
+    result, traj = rollout(attack_task(tmp_path, test), agent("hostpath", [leak_scan("/app/leak-scan")], timeout=120), env)
     assert result.status == "ok" and result.reward == 0.0, (result, outputs(traj))
-    assert not any(p in outputs(traj) for p in checkout_paths()), outputs(traj)
+    assert set(env.scan) == {f"{d}/{f}.txt" for d in ("leak-scan", "leak-scan-verify")
+                             for f in ("proc", "shell", "files")}, outputs(traj)
+    for d in ("leak-scan", "leak-scan-verify"):  # each read mountinfo and an environment
+        assert b" /app " in env.scan[f"{d}/proc.txt"] and b"PATH=" in env.scan[f"{d}/proc.txt"]
+    needles = checkout_paths() + env.host_dirs + ["harnessx-ws-", "harnessx-sys-", "harnessx-root-", "harnessx-etc-",
+                                                  "harnessx-toolbin-"]
+    for name, data in env.scan.items():
+        found = [n for n in needles if n.encode() in data]
+        assert not found, (name, found, [ln for ln in data.decode(errors="replace").splitlines()
+                                         if any(n in ln for n in found)][:5])
+    assert not any(p in outputs(traj) for p in needles), outputs(traj)
 
 
 @BACKENDS

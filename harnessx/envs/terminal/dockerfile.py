@@ -4,13 +4,19 @@
 `&&` part only provisions packages (apt/apt-get, pip, cleaning apt lists) becomes a requirement that
 the host must already meet; any other `RUN` is a setup command replayed in the sandbox.
 `FROM` names the image the docker backend prefers; other instructions are ignored.
+
+A `COPY`/`ADD` source is read from the build context only, as Docker reads it: an absolute source, a
+source that leaves the context through `..`, or one whose path resolves outside the context through a
+symlink is refused (`check_sources`), one line naming the Dockerfile, the line and the source.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from harnessx.errors import InputError
 
@@ -22,6 +28,7 @@ class Step:
     kind: str  # "copy" or "run"
     args: tuple[str, ...]
     cwd: str
+    line: int = 0  # the Dockerfile line the step starts on (0: not from a Dockerfile)
 
 
 @dataclass
@@ -34,23 +41,27 @@ class Recipe:
     pip: list[str] = field(default_factory=list)
 
 
-def logical_lines(text: str) -> list[str]:
-    """Join continuation lines and drop comments and blanks."""
-    lines, current = [], ""
-    for raw in text.splitlines():
+def numbered_lines(text: str) -> list[tuple[int, str]]:
+    """(first physical line number, logical line): continuation lines joined, comments and blanks dropped."""
+    lines, current, start = [], "", 0
+    for number, raw in enumerate(text.splitlines(), 1):
         stripped = raw.strip()
-        if not current and (not stripped or stripped.startswith("#")):
+        if stripped.startswith("#") or (not current and not stripped):
             continue
-        if stripped.startswith("#"):
-            continue
+        start = start or number
         if stripped.endswith("\\"):
             current += stripped[:-1] + " "
             continue
-        lines.append((current + stripped).strip())
-        current = ""
+        lines.append((start, (current + stripped).strip()))
+        current, start = "", 0
     if current.strip():
-        lines.append(current.strip())
+        lines.append((start, current.strip()))
     return lines
+
+
+def logical_lines(text: str) -> list[str]:
+    """Join continuation lines and drop comments and blanks."""
+    return [line for _, line in numbered_lines(text)]
 
 
 def packages(command: str) -> tuple[list[str], list[str]]:
@@ -77,7 +88,7 @@ def expand(value: str, env: dict[str, str]) -> str:
 def parse(text: str, source: str) -> Recipe:
     """Parse a Dockerfile's text; `source` names it in error messages."""
     recipe = Recipe()
-    for line in logical_lines(text):
+    for number, line in numbered_lines(text):
         op, _, rest = line.partition(" ")
         op, rest = op.upper(), rest.strip()
         if op == "FROM":
@@ -88,15 +99,43 @@ def parse(text: str, source: str) -> Recipe:
             key, _, value = rest.replace("=", " ", 1).partition(" ")
             recipe.env[key] = expand(value.strip().strip('"'), recipe.env)
         elif op in ("COPY", "ADD"):
+            if any(w.startswith("--from") for w in shlex.split(rest)):
+                raise InputError(f"{source} line {number}", f"{op} --from (another build stage or image) cannot be "
+                                 "replayed into a workspace", "sources from the build context")
             words = [w for w in shlex.split(rest) if not w.startswith("--")]
             if len(words) < 2:
-                raise InputError(source, f"{op} needs a source and a destination: {line!r}")
+                raise InputError(f"{source} line {number}", f"{op} needs a source and a destination: {line!r}")
             for src in words[:-1]:
-                recipe.steps.append(Step("copy", (src, words[-1]), recipe.workdir))
+                recipe.steps.append(Step("copy", (src, words[-1]), recipe.workdir, number))
         elif op == "RUN":
             apt, pip = packages(rest)
             recipe.apt += apt
             recipe.pip += pip
             if not is_provisioning(rest):
-                recipe.steps.append(Step("run", (rest,), recipe.workdir))
+                recipe.steps.append(Step("run", (rest,), recipe.workdir, number))
     return recipe
+
+
+def inside(path: Path, root: Path) -> bool:
+    """Whether `path`, every symlink in it resolved, lies in `root` (itself resolved)."""
+    real, base = os.path.realpath(path), os.path.realpath(root)
+    return real == base or real.startswith(base.rstrip("/") + "/")
+
+
+def check_sources(recipe: Recipe, context: Path, source: str) -> None:
+    """Refuse a COPY/ADD source that is not a path inside the build context `context`."""
+    for step in recipe.steps:
+        if step.kind != "copy":
+            continue
+        src = step.args[0]
+        where = f"{source} line {step.line}"
+        expected = "a path inside the build context (the Dockerfile's folder)"
+        if src.startswith("/"):
+            raise InputError(where, f"COPY/ADD source {src!r} is an absolute path", expected)
+        if os.path.normpath(src).split("/")[0] == "..":
+            raise InputError(where, f"COPY/ADD source {src!r} leaves the build context", expected)
+        if not inside(context / src, context):
+            raise InputError(where, f"COPY/ADD source {src!r} resolves outside the build context through a symlink",
+                             expected)
+        if not os.path.lexists(context / src):
+            raise InputError(where, f"COPY/ADD source {src!r} is not in the build context", expected)

@@ -104,6 +104,10 @@ class TerminalEnv:
             raise EnvironmentFailure(f"task {spec.id} cannot be hosted here: missing {', '.join(gaps)}")
         self.ws = Workspace(spec.roots(), storage_mb=spec.limits.storage_mb)
         self.box = self.new_box(self.ws.mounts)
+        broken = hosting.unrunnable(self.box, hosting.declared_apt(spec))
+        if broken:
+            raise EnvironmentFailure(f"task {spec.id} cannot be hosted here: does not run in the sandbox: "
+                                     + "; ".join(broken))
         self.build(self.ws, self.box)
         self.state = self.ws.snapshot()
         hidden = masked_tools(task)
@@ -119,7 +123,7 @@ class TerminalEnv:
             box.abort()
             raise EnvironmentFailure("the episode was aborted")
         box.start(Layout(mounts=mounts, readonly=readonly, env=self.spec.recipe.env, limits=self.spec.limits,
-                         image=self.spec.config.environment.docker_image))
+                         image=self.spec.config.environment.docker_image, packages=hosting.declared_apt(self.spec)))
         return box
 
     def resume_agent(self) -> None:

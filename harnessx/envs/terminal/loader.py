@@ -4,10 +4,15 @@ A task directory holds `instruction.md`, `task.toml`, `environment/Dockerfile` (
 beside it), `solution/solve.sh` and `tests/`. HarnessX reads an optional `[harnessx]` table from
 `task.toml`, or the same keys from a `harnessx.toml` sidecar. TB2's `tests/test.sh` is never run (it
 downloads its interpreter); only its plain file-preparation lines (`cp`, `mkdir`, ...) are kept.
+
+A task folder is input like any other: a symlink in it that resolves outside it, or a Dockerfile
+`COPY`/`ADD` whose source is not inside the build context (`dockerfile.check_sources`), makes the
+task invalid, so nothing of the host outside the folder is ever read, copied or shown.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -49,6 +54,23 @@ def verifier_packages(test_sh: Path) -> list[str]:
     return [w for w in wanted if not w.startswith("pytest")]
 
 
+def check_links(path: Path, name: str) -> None:
+    """Refuse a symlink in the task folder that resolves outside it, wherever it would be followed:
+    the files the loader reads and the tests (copied with links followed). The build context is
+    Docker's to judge: its links are copied as links, and a COPY source through one is checked by
+    `dockerfile.check_sources`."""
+    context = path / "environment"
+    for dirpath, dirnames, filenames in os.walk(path):
+        for entry in sorted(dirnames + filenames):
+            full = Path(dirpath) / entry
+            if context in full.parents and full != context / "Dockerfile":
+                continue
+            if full.is_symlink() and not dockerfile.inside(full, path):
+                raise InputError(f"task {name}: {full.relative_to(path)}",
+                                 f"is a symbolic link to {os.readlink(full)!r}, outside the task folder",
+                                 "files and links inside the task folder")
+
+
 def load_spec(path: str | Path) -> TaskSpec:
     """Read one task directory; an InputError names the task and the problem."""
     path = Path(path)
@@ -56,6 +78,7 @@ def load_spec(path: str | Path) -> TaskSpec:
     missing = [f for f in REQUIRED if not (path / f).is_file()]
     if missing:
         raise InputError(f"task {name}", f"missing required file(s): {', '.join(missing)}")
+    check_links(path, name)
     data = read_toml(path / "task.toml")
     if "harnessx" not in data and (path / SIDECAR).is_file():
         sidecar = read_toml(path / SIDECAR)
@@ -65,6 +88,7 @@ def load_spec(path: str | Path) -> TaskSpec:
     docker = path / "environment" / "Dockerfile"
     recipe = dockerfile.parse(docker.read_text(encoding="utf-8"), f"task {name}: Dockerfile") if docker.is_file() \
         else dockerfile.Recipe()
+    dockerfile.check_sources(recipe, path / "environment", f"task {name}: environment/Dockerfile")
     if hx.setup is not None:
         recipe.steps = [s for s in recipe.steps if s.kind == "copy"]
         recipe.steps += [dockerfile.Step("run", (cmd,), recipe.workdir) for cmd in hx.setup]

@@ -2,14 +2,19 @@
 `/tmp` and `/root`, plus any root the task copies into), Dockerfile-style copies into it, and
 content snapshots whose differences are the episode's state changes.
 
-The workspace is bounded by the task's storage: as root it lives on a tmpfs of that size (a write
-beyond it fails with "no space left"); otherwise its total size is measured after every command.
+The workspace is bounded by the task's storage, on the host's disk and never in memory: as root it
+is an ext4 file system of that size in a sparse image file (`mount -o loop`; in the temporary
+directory, or in `/var/tmp` when the temporary directory is itself a tmpfs), so a write beyond it
+fails inside the sandbox with "no space left on device" and the pages it takes are the disk's, not
+RAM; its mount table shows only the loop device and `/app`-style roots, never a host path. Without
+root (or without a loop device) it is a plain directory whose size is measured after every command.
 Either way `exceeded` names the limit once it is reached. (`/tests` is no root of the agent's: the
 verifier gets its tests in a directory of its own, see isolation.py.)"""
 
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import shutil
 import subprocess
@@ -19,20 +24,49 @@ from pathlib import Path
 from harnessx.envs.terminal import hostio
 
 FIXED_ROOTS = ("/app", "/logs", "/tmp", "/root")
-FULL_MARGIN = 1024 * 1024  # bytes: a tmpfs with less than this free is full
+FULL_MARGIN = 1024 * 1024  # bytes: a workspace file system with less than this free is full
 UNWATCHED = ("/tests", "/logs", "/tmp", "/root")  # not part of the task's state
 HASH_LIMIT = 16 * 1024 * 1024
 
 Snapshot = dict[str, tuple]
 
 
-def mount_tmpfs(path: Path, size_mb: int) -> bool:
-    """A tmpfs of `size_mb` at `path` (root only); False when it cannot be mounted here."""
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        return False
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_mb}m,mode=700", "harnessx-ws", str(path)],
-                          capture_output=True, check=False)
-    return done.returncode == 0
+def fs_type(path: str) -> str:
+    """The type of the file system holding `path` (`stat -f`), "" when unknown."""
+    done = subprocess.run(["stat", "-f", "-c", "%T", path], capture_output=True, text=True, check=False)
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+@functools.lru_cache(maxsize=1)
+def disk_dir() -> str | None:
+    """Where workspaces are made: the temporary directory, unless it is memory (a tmpfs `/tmp`, as
+    on many distributions) and `/var/tmp` is not; None for tempfile's own choice."""
+    tmp = tempfile.gettempdir()
+    if fs_type(tmp) == "tmpfs" and os.path.isdir("/var/tmp") and fs_type("/var/tmp") not in ("tmpfs", ""):
+        return "/var/tmp"
+    return None
+
+
+def mount_disk(home: Path, size_mb: int) -> Path | None:
+    """An ext4 file system of `size_mb` in a sparse image under `home`, mounted (root only); its mount
+    point, or None when it cannot be made here (no root, no loop device, no mkfs)."""
+    if os.geteuid() != 0 or not all(shutil.which(b) for b in ("mount", "mkfs.ext4")):
+        return None
+    image, point = home / "disk.img", home / "fs"
+    point.mkdir()
+    with open(image, "wb") as fh:
+        fh.truncate(size_mb * 1024 * 1024)
+    made = subprocess.run(["mkfs.ext4", "-q", "-F", "-m", "0", "-O", "^has_journal", "-E",
+                           "lazy_itable_init=1,root_owner=0:0", str(image)], capture_output=True, check=False)
+    if made.returncode == 0:
+        done = subprocess.run(["mount", "-o", "loop,nosuid,nodev,noinit_itable", str(image), str(point)],
+                              capture_output=True, check=False)
+        if done.returncode == 0:
+            point.chmod(0o700)
+            return point
+    image.unlink()
+    point.rmdir()
+    return None
 
 
 def disk_usage(path: Path) -> int:
@@ -55,9 +89,11 @@ def disk_usage(path: Path) -> int:
 
 class Workspace:
     def __init__(self, roots: list[str], storage_mb: int | None = None):
-        self.base = Path(tempfile.mkdtemp(prefix="harnessx-ws-"))
+        self.home = Path(tempfile.mkdtemp(prefix="harnessx-ws-", dir=disk_dir() if storage_mb is not None else None))
         self.storage_mb = storage_mb
-        self.tmpfs = storage_mb is not None and mount_tmpfs(self.base, storage_mb)
+        disk = mount_disk(self.home, storage_mb) if storage_mb is not None else None
+        self.mounted = disk is not None  # the limit is the file system's size; else it is measured
+        self.base = disk or self.home
         self.mounts: dict[str, Path] = {}
         for root in sorted(set(FIXED_ROOTS) | set(roots)):
             host = self.base / root.strip("/")
@@ -112,7 +148,7 @@ class Workspace:
         """["disk limit (N MB)"] once the workspace is full, else []."""
         if self.storage_mb is None:
             return []
-        if self.tmpfs:
+        if self.mounted:
             fs = os.statvfs(self.base)
             full = fs.f_bavail * fs.f_frsize < FULL_MARGIN
         else:
@@ -120,13 +156,13 @@ class Workspace:
         return [f"disk limit ({self.storage_mb} MB)"] if full else []
 
     def cleanup(self) -> None:
-        if self.tmpfs:
+        if self.mounted:  # the loop device is released with its last mount (autoclear)
             subprocess.run(["umount", "-l", str(self.base)], capture_output=True, check=False)
-            self.tmpfs = False
+            self.mounted = False
         try:
-            shutil.rmtree(self.base, ignore_errors=True)
+            shutil.rmtree(self.home, ignore_errors=True)
         except RecursionError:  # a tree deeper than Python recurses: rm walks it without recursing
-            subprocess.run(["rm", "-rf", "--one-file-system", "--", str(self.base)], capture_output=True, check=False)
+            subprocess.run(["rm", "-rf", "--one-file-system", "--", str(self.home)], capture_output=True, check=False)
 
 
 def make_writable(path: Path) -> None:

@@ -41,14 +41,16 @@ class Limits:
 @dataclass
 class Layout:
     """What an episode's sandbox shows: sandbox path -> host directory (read-write, or read-only for
-    the targets in `readonly`), env, limits, and the task's container image (used by the docker
-    backend when it exists locally)."""
+    the targets in `readonly`), env, limits, the task's container image (used by the docker backend
+    when it exists locally) and the Debian packages the task declares (their files under `/etc` are
+    shown, see etc.py)."""
 
     mounts: dict[str, Path]
     readonly: frozenset[str] = frozenset()
     env: dict[str, str] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
     image: str | None = None
+    packages: tuple[str, ...] = ()
 
 
 @dataclass
@@ -191,13 +193,14 @@ def rlimits(limits: Limits, timeout: float, join: Callable[[], None] | None = No
 def run_process(argv: list[str], timeout: float, limits: Limits, env: dict[str, str] | None = None,
                 running: Running | None = None, preexec: Callable[[], None] | None = None,
                 pass_fds: tuple[int, ...] = ()) -> ExecResult:
-    """Run a sandbox launcher in its own session; on timeout kill the whole process group. With
-    `running`, the launcher is registered there while it runs (so the sandbox's `abort()` kills it)."""
+    """Run a sandbox launcher in its own session (from `/`, so no host directory is its working
+    directory); on timeout kill the whole process group. With `running`, the launcher is registered
+    there while it runs (so the sandbox's `abort()` kills it)."""
     started = time.monotonic()
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True, env=env if env is not None else {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},
-                                preexec_fn=preexec or rlimits(limits, timeout), pass_fds=pass_fds)
+                                preexec_fn=preexec or rlimits(limits, timeout), cwd="/", pass_fds=pass_fds)
     except OSError as exc:
         raise EnvironmentFailure(f"cannot start sandbox {argv[0]}: {exc}") from None
     timed_out = False

@@ -14,10 +14,10 @@ import json
 import os
 import site
 import sys
-import tempfile
 import threading
 from pathlib import Path
 
+from harnessx.envs.terminal.sandbox.materials import private_dir
 from harnessx.envs.terminal.sandbox.shims import write_toolbin
 
 SYSTEM_DIRS = ("/usr", "/opt", "/var/lib/dpkg")  # /etc: the minimal one of etc.py
@@ -151,7 +151,7 @@ _TOOLBIN_LOCK = threading.Lock()  # episodes start on several threads; the direc
 
 @functools.lru_cache(maxsize=1)
 def _make_toolbin() -> Path:
-    path = Path(tempfile.mkdtemp(prefix="harnessx-toolbin-"))
+    path = private_dir("bin")
     write_toolbin(path, sandbox_python())
     (path / ".empty").write_bytes(b"")  # what masks() are covered with
     return path

@@ -27,12 +27,13 @@ class PipeShell:
     """One shell process: bytes in on stdin, (stream, bytes) out; b"" marks a stream's end."""
 
     def __init__(self, argv: list[str], limits: Limits, timeout: float, shell_name: str = "bash",
-                 running: Running | None = None, preexec: Callable[[], None] | None = None):
+                 running: Running | None = None, preexec: Callable[[], None] | None = None,
+                 pass_fds: tuple[int, ...] = ()):
         self.shell_name = shell_name
         try:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                         start_new_session=True, env=LAUNCHER_ENV, bufsize=0,
-                                         preexec_fn=preexec or rlimits(limits, timeout))
+                                         start_new_session=True, env=LAUNCHER_ENV, bufsize=0, cwd="/",
+                                         preexec_fn=preexec or rlimits(limits, timeout), pass_fds=pass_fds)
         except OSError as exc:
             raise EnvironmentFailure(f"cannot start sandbox shell {argv[0]}: {exc}") from None
         self.selector = selectors.DefaultSelector()

@@ -65,7 +65,7 @@ class UnshareSandbox(Contained):
 
         for d in host.system_dirs():
             bind(d, d, True)
-        bind(str(etc_dir()), "/etc", True)
+        bind(str(etc_dir(self.layout.packages)), "/etc", True)
         for path, target in host.top_level_entries():
             if target:
                 lines.append(f"ln -s {shlex.quote(target)} {shlex.quote(self.newroot + path)}")
