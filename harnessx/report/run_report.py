@@ -19,7 +19,7 @@ from harnessx.report.document import Document, Figure
 from harnessx.report.edit_sections import changes_section
 from harnessx.report.sections import FIGURES, belief_section, challenge_section, compare_section
 from harnessx.report.tables import Table, model_line, rate_cell
-from harnessx.search.certify import claim_line
+from harnessx.formatting.claim import claim_line
 
 RESULTS = (("compare", "compare/compare-*.json", compare_section, "Held-out comparison"),
            ("belief", "probes/belief/belief-*.json", belief_section, "Belief probe (know)"),

@@ -16,7 +16,7 @@ from flask import Flask, abort, render_template, request, send_file
 from harnessx.errors import InputError
 from harnessx.harness import Harness
 from harnessx.harness.model import diff
-from harnessx.search.certify import claim_line
+from harnessx.formatting.claim import claim_line
 from harnessx.stats import wilson
 import harnessx.viewer.flipview as flipview  # by module path: the package `__init__` imports this module
 import harnessx.viewer.lineage as lineage
@@ -94,6 +94,16 @@ def create_app(runs_dir: str | Path) -> Flask:
         return render_template("trajectory.html", run=r.overview(), key=key, chain=chain, events=events,
                                page=page, pages=pages, result=r.result(key), score=score, gates=GATES,
                                highlight=HIGHLIGHT, parent=r.parent_trial(score) if score else None)
+
+    @app.get("/runs/<name>/trajectories/<key>.jsonl")
+    def trajectory_raw(name: str, key: str):
+        """The trajectory file as stored (one JSON event a line, hash-chained), as a download."""
+        r = get_run(name)
+        try:
+            file = r.rollout_file(key)
+        except NotFound as exc:
+            abort(404, str(exc))
+        return send_file(file, mimetype="application/x-ndjson", as_attachment=True, download_name=f"{key}.jsonl")
 
     def pair_source(r: Run) -> tuple[Path, dict[str, str]]:
         """The folder whose trials a flip page reads (`?at=compare`: the compare inside a search run),

@@ -195,10 +195,15 @@ class Run:
         return sorted(f.stem for sub in folder.iterdir() if sub.is_dir() for f in sub.iterdir()
                       if f.suffix == ".jsonl" and KEY.match(f.stem))
 
-    def trajectory(self, key: str) -> Chain:
+    def rollout_file(self, key: str) -> Path:
+        """The stored trajectory file of `key` (NotFound when there is none)."""
         file = self._rollout(key)
         if not file.is_file():
             raise NotFound(f"no trajectory {key} in {self.name}")
+        return file
+
+    def trajectory(self, key: str) -> Chain:
+        file = self.rollout_file(key)
         text = file.read_text(encoding="utf-8", errors="replace")  # a corrupt file is shown, not a crash
         try:
             traj = Trajectory.from_jsonl(text)
