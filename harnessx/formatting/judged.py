@@ -12,3 +12,8 @@ def subset_label(row: dict[str, Any]) -> str:
     if not judged.get("screened"):
         return ""
     return f"screened on {judged['tasks']} of {judged['of']} tasks ({row.get('stage', '?')})"
+
+
+def rungs(row: dict[str, Any]) -> list[tuple[int, float]]:
+    """The row's paired difference at each rung, as (tasks judged on, difference), fewest tasks first."""
+    return sorted((int(n), d) for n, d in ((row.get("judged") or {}).get("rungs") or {}).items())

@@ -17,6 +17,7 @@ from harnessx.errors import InputError
 from harnessx.harness import Harness
 from harnessx.harness.model import diff
 from harnessx.formatting.claim import claim_line
+from harnessx.formatting.judged import rungs, subset_label
 from harnessx.stats import wilson
 import harnessx.viewer.flipview as flipview  # by module path: the package `__init__` imports this module
 import harnessx.viewer.lineage as lineage
@@ -38,6 +39,7 @@ def create_app(runs_dir: str | Path) -> Flask:
     root = RunsRoot(Path(runs_dir))
     app.config["RUNS"] = root
     app.jinja_env.globals["gate_names"] = GATE_NAMES
+    app.jinja_env.globals.update(subset_label=subset_label, rungs=rungs)
 
     def get_run(name: str) -> Run:
         try:
