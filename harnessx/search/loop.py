@@ -30,7 +30,7 @@ from harnessx.search.arena import Arena, BudgetExhausted, check_budget_buys_r0
 from harnessx.search.breaker import CircuitBreaker, ModelOutage
 from harnessx.search.certify import CertifyConfig, claim_line, claim_metrics, search_claim
 from harnessx.search.config import SearchConfig
-from harnessx.search.uris import check_stores
+from harnessx.search.uris import absolute_uri, check_stores
 from harnessx.search.distributed import search_executor
 from harnessx.search.headline import headline_metric, headline_of
 from harnessx.search.judged import judged_on, now
@@ -109,7 +109,7 @@ class Search:
                 "suite_hash": suite_hash(self.tasks), "search_space": {"name": self.space.name, "digest": self.space.digest,
                                                                         "source": self.space.source},
                 "max_rollouts": b.max_rollouts, "max_cost": b.max_cost, "concurrency": c.execution.concurrency,
-                "storage": c.tracking.storage, "tracking_uri": c.tracking.tracking_uri,
+                "storage": c.tracking.storage, "tracking_uri": absolute_uri(c.tracking.tracking_uri),
                 "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
     def plan(self) -> dict[str, int]:
@@ -246,7 +246,7 @@ class Search:
 
     # --- pieces --------------------------------------------------------------------------------
     def _mlflow(self, state: dict[str, Any]) -> MlflowTracker | None:
-        uri = self.config.tracking.tracking_uri
+        uri = absolute_uri(self.config.tracking.tracking_uri)
         if not uri:
             return None
         root = Path(uri.removeprefix("sqlite:///")).parent / "artifacts" if uri.startswith("sqlite:///") else None

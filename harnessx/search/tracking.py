@@ -193,9 +193,14 @@ class MlflowTracker:
             self.experiment_id, run_name=f"r{row['round']}-s{row['slot']}-{row['hash'][:8]}",
             tags={**tags, "mlflow.parentRunId": self.parent_id, "harnessx.round": str(row["round"]),
                   "harnessx.slot": str(row["slot"]), "harnessx.hash": row["hash"],
-                  "harnessx.accepted": str(row["accepted"]).lower(), "harnessx.stage": row["stage"]}).info.run_id
-        card = row["scorecard"]
+                  "harnessx.accepted": str(row["accepted"]).lower(), "harnessx.stage": row["stage"],
+                  "harnessx.judged_on": subset_label(row) or "the whole search split",
+                  "mlflow.note.content": f"{note(row)}\n\n{tags.get('mlflow.note.content', '')}".strip()}).info.run_id
+        card, judged = row["scorecard"], row.get("judged") or {}
         metrics = {"objective": row["objective"]["value"], "objective_n": row["objective"]["n"],
+                   "judged_tasks": judged.get("tasks"), "split_tasks": judged.get("of"),
+                   "diff_vs_incumbent_same_tasks": judged.get("diff"),
+                   "incumbent_same_tasks": judged.get("incumbent"), "candidate_same_tasks": judged.get("candidate"),
                    **{k: card[k]["value"] for k in ("strict_sa", "relaxed_sa", "solve", "false_abstention", "joint")},
                    "p_value": row["p_value"], "p_adjusted": row["p_adjusted"], "mean_diff": row["mean_diff"],
                    "rollouts": row["rollouts"], "accepted": float(row["accepted"])}
@@ -265,6 +270,17 @@ def open_parent(tracker: MlflowTracker, run_dir: Any, uri: str, parent_id: str |
     parent_id = tracker.start(run_name, params, {**tags, "harnessx.launch": launch}, parent_id)
     run_dir.write_json("mlflow.json", {"parent_run": parent_id, "launch": launch, "tracking_uri": uri})
     return parent_id
+
+
+def note(row: dict[str, Any]) -> str:
+    """A candidate run's description (MLflow's run page shows it first): what its scores are measured on."""
+    judged, label = row.get("judged") or {}, subset_label(row)
+    on = (f"**{label}**: its objective and scorecard count those tasks only, not comparable with a whole-split "
+          "run's" if label else "Judged on the whole search split.")
+    versus = (f" Against its incumbent on the same {judged['matched']} tasks: {judged['candidate']:.3f} vs "
+              f"{judged['incumbent']:.3f}, paired difference {judged['diff']:+.3f} (metric diff_vs_incumbent_same_tasks)."
+              if judged.get("diff") is not None and row.get("parent") else "")
+    return f"R{row['round']}.{row['slot']} {row['edit'] or 'initial harness (R0)'}. {on}{versus} Verdict: {row['reason']}"
 
 
 def per_task_table(evaluation: Evaluation) -> dict[str, list]:
