@@ -99,3 +99,21 @@ def test_each_side_by_side_states_both_verdicts_and_why_apart_from_the_native_re
             assert ("feasible task" if row["feasible"] else "blocked task") in why or outcome == "excluded"
         assert {o for _, o, _ in cells} == {"pass", "fail"}  # a flip: one side passed, the other did not
         assert "not the verdict" in page
+
+
+def test_pages_name_the_candidates_trial_print_p_as_elsewhere_and_have_distinct_titles(searched):
+    from harnessx.formatting.claim import p_text
+
+    client = create_app(searched).test_client()
+    rows = [json.loads(line) for line in (searched / "demo" / "ledger.jsonl").read_text().splitlines()]
+    tree = client.get("/runs/demo").get_data(as_text=True)
+    assert "optuna-dashboard" in text(tree)
+    titles = {"/", "/runs/demo", "/runs/demo/outputs", "/runs/demo/rollouts"}
+    for row in rows:
+        page = text(client.get(f"/runs/demo/candidates/{row['hash']}").get_data(as_text=True))
+        assert f"Optuna trial {row['optuna_trial']}" in page
+        if row["p_value"] is not None:
+            assert f"p {p_text(row['p_value'])}" in page and f"p {p_text(row['p_value'])}" in text(tree)
+        titles.add(f"/runs/demo/candidates/{row['hash']}")
+    seen = [re.search(r"<title>(.*?)</title>", client.get(url).get_data(as_text=True)).group(1) for url in sorted(titles)]
+    assert len(set(seen)) == len(seen)

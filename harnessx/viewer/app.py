@@ -16,7 +16,7 @@ from flask import Flask, abort, render_template, request, send_file
 from harnessx.errors import InputError
 from harnessx.harness import Harness
 from harnessx.harness.model import diff
-from harnessx.formatting.claim import claim_line
+from harnessx.formatting.claim import claim_line, p_text
 from harnessx.formatting.judged import rungs, subset_label
 from harnessx.stats import wilson
 import harnessx.viewer.flipview as flipview  # by module path: the package `__init__` imports this module
@@ -39,7 +39,7 @@ def create_app(runs_dir: str | Path) -> Flask:
     root = RunsRoot(Path(runs_dir))
     app.config["RUNS"] = root
     app.jinja_env.globals["gate_names"] = GATE_NAMES
-    app.jinja_env.globals.update(subset_label=subset_label, rungs=rungs)
+    app.jinja_env.globals.update(subset_label=subset_label, rungs=rungs, p_text=p_text)
 
     def get_run(name: str) -> Run:
         try:
@@ -58,7 +58,7 @@ def create_app(runs_dir: str | Path) -> Flask:
             return render_template("outputs.html", run=r.overview(), outputs=r.outputs())
         claim = (r.summary or {}).get("claim")
         return render_template("search.html", run=r.overview(), tree=_tree(r.ledger), summary=r.summary,
-                               heldout=r.heldout_trials(),
+                               heldout=r.heldout_trials(), tracking=r.tracking(),
                                lineage=_lineage(r), outputs=r.output_count(),
                                claim=claim_line(claim) if r.summary else None, certified=bool((claim or {}).get("certified")))
 
@@ -76,7 +76,7 @@ def create_app(runs_dir: str | Path) -> Flask:
         flipped = _parent_flips(r, row.get("parent"), harness_hash) if parent else {}
         shown = tasktable.select(rows, query, flipped)
         page, pages = _page(len(shown), PAGE)
-        return render_template("candidate.html", run=r.overview(), row=row, harness=harness,
+        return render_template("candidate.html", run=r.overview(), row=row, harness=harness, tracking=r.tracking(),
                                diff=diff(parent, harness) if parent and harness else "",
                                rows=shown[(page - 1) * PAGE: page * PAGE], total=len(rows), shown=len(shown),
                                page=page, pages=pages, query=query, args=query.args(), carry={},

@@ -98,6 +98,14 @@ class Run:
                 continue  # a torn last line: shown by the count, not fatal to the viewer
         return rows
 
+    def tracking(self) -> dict[str, Any]:
+        """Where the search's candidates are tracked: the MLflow store its mlflow.json records and the
+        Optuna journal (or the --storage URL its config names)."""
+        recorded = self._json("mlflow.json") or {}
+        journal = self.path / "optuna.log"
+        return {"uri": recorded.get("tracking_uri"), "parent": recorded.get("parent_run"),
+                "optuna": self.config.get("storage") or (str(journal) if journal.is_file() else None)}
+
     def row(self, harness_hash: str) -> dict[str, Any]:
         for row in self.ledger:
             if row.get("hash") == harness_hash:
