@@ -96,3 +96,31 @@ def test_the_store_is_recorded_by_absolute_path_and_candidate_runs_say_what_they
         if row["parent"]:
             assert run.data.metrics["diff_vs_incumbent_same_tasks"] == pytest.approx(row["judged"]["diff"])
             assert f"paired difference {row['judged']['diff']:+.3f}" in run.data.tags["mlflow.note.content"]
+
+
+@pytest.mark.slow
+def test_compare_of_a_tracked_search_logs_a_nested_run_with_its_tables_and_flips(searched, monkeypatch):
+    from mlflow import MlflowClient
+    from typer.testing import CliRunner
+
+    from harnessx.cli.main import app
+    from harnessx.comparison.compare_trials import open_trials
+    from harnessx.comparison.flips import flips
+    from harnessx.search.objectives import get_objective
+
+    monkeypatch.chdir(searched)
+    out = CliRunner().invoke(app, ["compare", "runs/t", "--concurrency", "4"])
+    assert out.exit_code == 0, out.output
+    run_id = re.search(r"logged to MLflow as run (\w+)", out.output).group(1)
+    recorded = json.loads((searched / "runs/t/mlflow.json").read_text())
+    client = MlflowClient(tracking_uri=recorded["tracking_uri"])
+    run = client.get_run(run_id)
+    assert run.data.tags["mlflow.parentRunId"] == recorded["parent_run"] and run.data.tags["harnessx.kind"] == "compare"
+    artifacts = {a.path for a in client.list_artifacts(run_id)} | {a.path for a in client.list_artifacts(run_id, "compare")}
+    assert any(p.endswith(".html") for p in artifacts) and any(p.startswith("flips-") for p in artifacts)
+    trials = open_trials(searched / "runs/t/compare")
+    ends = [trials.resolve(c["hash"]) for c in (trials.header["contenders"][0], trials.header["contenders"][-1])]
+    moved = flips(trials.trials(ends[0]), trials.trials(ends[1]), get_objective("joint"))
+    assert run.data.metrics[f"flips_gained_{trials.split}"] == len(moved.gained)
+    assert run.data.metrics[f"flips_lost_{trials.split}"] == len(moved.lost)
+    assert any(k.endswith(".strict_sa") for k in run.data.metrics)
