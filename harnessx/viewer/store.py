@@ -104,7 +104,8 @@ class Run:
         recorded = self._json("mlflow.json") or {}
         journal = self.path / "optuna.log"
         return {"uri": recorded.get("tracking_uri"), "parent": recorded.get("parent_run"),
-                "optuna": self.config.get("storage") or (str(journal) if journal.is_file() else None)}
+                "optuna": self.config.get("storage") or (f"{self.path.parent.name}/{self.name}/optuna.log"
+                                                          if journal.is_file() else None)}
 
     def row(self, harness_hash: str) -> dict[str, Any]:
         for row in self.ledger:
