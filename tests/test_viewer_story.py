@@ -117,3 +117,16 @@ def test_pages_name_the_candidates_trial_print_p_as_elsewhere_and_have_distinct_
         titles.add(f"/runs/demo/candidates/{row['hash']}")
     seen = [re.search(r"<title>(.*?)</title>", client.get(url).get_data(as_text=True)).group(1) for url in sorted(titles)]
     assert len(set(seen)) == len(seen)
+
+
+@pytest.mark.slow
+def test_the_search_page_and_the_rollouts_page_count_the_same_rollouts(compared):
+    client = create_app(compared.parent).test_client()
+    summary = json.loads((compared / "summary.json").read_text())
+    search, claim = summary["rollouts"], summary["claim"]["rollouts"]
+    cached = len(list((compared / "rollouts").rglob("*.jsonl")))
+    page = re.sub(r"\s", "", text(client.get("/runs/demo").get_data(as_text=True)))
+    assert f"{search}rollouts by the search(+{claim}for the claim:{search + claim}in its cache)".replace(" ", "") in page
+    listing = text(client.get("/runs/demo/rollouts").get_data(as_text=True))
+    assert f"rollouts ({cached})" in listing and f"The search paid {search} and its claim {claim}" in listing
+    assert cached >= search + claim

@@ -294,6 +294,7 @@ class Run:
                 "rounds": summary.get("rounds_done", cp.get("round")),
                 "candidates": len(self.ledger),
                 "rollouts": summary.get("rollouts", cp.get("rollouts")),
+                "claim_rollouts": (summary.get("claim") or {}).get("rollouts"),
                 "cost_usd": summary.get("cost_usd", cp.get("cost_usd"))}
 
 
