@@ -26,7 +26,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "harnessx"
 # Bottom up. The key is the first name under `harnessx.` (a sub-package or a top-level module).
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("stats", "errors", "tasks", "trajectory", "tools", "failpoints", "validation", "stored",
-              "io_read", "io_write", "extras", "logs", "plugins")),
+              "io_read", "io_write", "extras", "logs", "plugins", "lazy_exports")),
     ("harness, models", ("harness", "models")),
     ("model providers", ("sim", "local")),  # they register with models/; models/ never names them
     ("envs", ("envs",)),

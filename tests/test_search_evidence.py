@@ -100,8 +100,10 @@ def test_selection_note_when_optunas_best_is_not_the_selected_trial(tmp_path):
     other = r0.with_component("system_prompt", r0.text("system_prompt") + "\nBe careful and thorough with the task.\n")
     base = {"slot": 0, "edit": "", "p_value": None, "p_adjusted": None, "ci": None, "mean_diff": None,
             "stage": "full", "reason": "", "mlflow_run_id": None, "parent": None}
-    ledger.add({**base, "round": 0, "hash": r0.hash, "accepted": True, "objective": {"value": 0.5, "n": 10}}, r0)
-    ledger.add({**base, "round": 1, "hash": other.hash, "accepted": False, "objective": {"value": 0.7, "n": 10}}, other)
+    ledger.add({**base, "round": 0, "hash": r0.hash, "accepted": True, "objective": {"value": 0.5, "n": 10},
+                "judged": {"diff": 0.0}}, r0)
+    ledger.add({**base, "round": 1, "hash": other.hash, "accepted": False, "objective": {"value": 0.7, "n": 10},
+                "judged": {"diff": 0.2}}, other)
     ledger.mark_selected(r0.hash, 0)
     assert study.best_trial.number == 1 and study.user_attrs["selected_trial"] == 0
     assert "trial 0" in study.user_attrs["selection_note"] and "best_trial 1" in study.user_attrs["selection_note"]
@@ -123,7 +125,8 @@ def test_importance_ranks_the_clause_that_matters_not_a_switch_that_never_varied
         clause = rng.choice(library.clauses)
         harness = library.apply(load_preset("A1"), clause)
         value = 0.5 + (0.2 if clause.id == "verify-prerequisites" else 0.0) + rng.gauss(0, 0.02)
-        ledger.add({**base, "round": number, "hash": harness.hash, "objective": {"value": value, "n": 10}}, harness)
+        ledger.add({**base, "round": number, "hash": harness.hash, "objective": {"value": value, "n": 10},
+                    "judged": {"diff": value - 0.5}}, harness)
     assert len({t.params["max_steps"] for t in study.trials}) == 1
     importance = optuna.importance.get_param_importances(
         study, evaluator=optuna.importance.FanovaImportanceEvaluator(seed=0))

@@ -35,7 +35,7 @@ def test_a_window_search_judges_on_windows_and_reports_the_selected_on_the_whole
     assert selected.n == r0.n == n  # judged on 8 tasks a round, reported on all of them
 
 
-def test_optuna_names_a_window_search_s_selection_though_its_trial_has_no_whole_split_value(result):
+def test_optuna_names_a_window_search_s_selection_with_its_difference_on_the_window(result):
     import optuna
     from optuna.storages import JournalStorage
     from optuna.storages.journal import JournalFileBackend
@@ -46,4 +46,5 @@ def test_optuna_names_a_window_search_s_selection_though_its_trial_has_no_whole_
     selected = next(r for r in reversed(result.ledger) if r["accepted"])
     trial = study.trials[study.user_attrs["selected_trial"]]
     assert trial.user_attrs["hash"] == selected["hash"] == result.summary["selected"]["hash"]
-    assert trial.state == TrialState.PRUNED and "part of the search split" in study.user_attrs["selection_note"]
+    assert trial.state == TrialState.COMPLETE and trial.value == selected["judged"]["diff"]
+    assert selected["judged"]["screened"] and trial.user_attrs["judged_on"].startswith("screened on 8 of")

@@ -15,12 +15,14 @@ import re
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import yaml
 
 from harnessx.errors import ModelCallError
-from harnessx.models.client import ModelClient
+
+if TYPE_CHECKING:  # the client (and LiteLLM) loads when an LLM judge is built: listing benchmarks stays light
+    from harnessx.models.client import ModelClient
 
 THRESHOLD = 70
 PROMPT_FILE = Path(__file__).parent / "judge_prompt.yaml"
@@ -99,7 +101,11 @@ class LLMAlignmentJudge:
                  cache_dir: str | Path | None = None):
         if client is None and model is None:
             raise ValueError("LLMAlignmentJudge needs a model string or a ModelClient")
-        self.client = client or ModelClient(model, temperature=0.0)
+        if client is None:
+            from harnessx.models.client import ModelClient
+
+            client = ModelClient(model, temperature=0.0)
+        self.client = client
         self.version = judge_prompt()[0]
         self.name = f"llm/{self.client.model}/{self.version}"
         self.cache_dir = Path(cache_dir) if cache_dir else None

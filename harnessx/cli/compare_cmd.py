@@ -79,6 +79,15 @@ def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, mod
     stem = f"{kind}-{'+'.join(splits)}-{setup.key_digest(key)}"  # one file per distinct evaluation
     files = write_result(kind, data, out_dir, stem, f"HarnessX {kind}: {', '.join(c.label for c in contenders)}")
     write_trials(out_dir, stem, contenders, trials, runner.cache.root)  # what `harnessx diff` and the viewer read
+    from harnessx.report.mlflow_log import log_compare
+
+    try:
+        logged = log_compare(out_dir, stem, files, data)  # inside a tracked search run: a nested run of it
+    except Exception as exc:  # MLflow's own errors (store gone, run deleted): the files stand, said once
+        console.print(f"[yellow]not logged to MLflow: {str(exc).splitlines()[0][:200]}[/]")
+    else:
+        if logged is not None:
+            console.print(f"logged to MLflow as run {logged}, nested under the search's run", highlight=False)
     console.print(f"wrote {files['json']}, {files['markdown']}, {files['html']} "
                   f"({runner.model_calls} model calls, {runner.cache_hits} cached rollouts)", highlight=False)
     return data

@@ -15,7 +15,8 @@ CSS = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1
        "table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}"
        "td,th{border:1px solid #ccc;padding:3px 7px;text-align:left}th{background:#f2f2f2}"
        ".banner{background:#fff3cd;border:1px solid #e0c060;padding:.5em 1em}img{max-width:100%}"
-       "caption{caption-side:top;text-align:left;font-weight:bold;padding:4px 0}.note{color:#555;font-size:12px}")
+       "caption{caption-side:top;text-align:left;font-weight:bold;padding:4px 0}.note{color:#555;font-size:12px}"
+       "pre{white-space:pre-wrap;overflow-wrap:anywhere}td{overflow-wrap:anywhere}")  # long lines wrap: nothing overflows
 
 
 @dataclass(frozen=True)

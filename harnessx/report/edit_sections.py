@@ -5,12 +5,14 @@ to the selected harness on the search split."""
 from __future__ import annotations
 
 from harnessx.comparison.flips import flips
-from harnessx.comparison.run_trials import SearchRun
+from harnessx.comparison.compare_trials import open_trials
 from harnessx.comparison.runs import RunDir
 from harnessx.errors import InputError
+from harnessx.formatting.judged import subset_label
+from harnessx.io_read import read_json
 from harnessx.harness.model import Harness, diff
 from harnessx.report.document import Document
-from harnessx.report.tables import Table
+from harnessx.report.tables import Table, rate_cell
 from harnessx.search import lineage
 from harnessx.search.objectives import get_objective
 
@@ -68,31 +70,32 @@ def lineage_section(doc: Document, run: RunDir) -> None:
                       [[k, str(v), *origin(o)] for k, v, o in changed]))
 
 
-def flips_section(doc: Document, run: RunDir) -> None:
-    """The trials that flipped from R0 to the selected harness on the search split."""
+def flips_section(doc: Document, run: RunDir, at: str = "") -> None:
+    """The trials that flipped from R0 to the selected harness: on the search split (selection data), or
+    with `at="compare"` on the split of the compare the run holds (held out: where the claim lives)."""
     try:
-        search = SearchRun(run.path)
-        first, second = search.resolve("R0"), search.resolve("selected")
+        source = open_trials(run.path / at if at else run.path)
+        first, second = source.resolve("R0"), source.resolve("selected")
         objective = get_objective(run.config.get("objective") or "joint")
-        report = flips(search.trials(first), search.trials(second), objective, ("R0", "selected"))
+        report = flips(source.trials(first), source.trials(second), objective, ("R0", "selected"))
     except InputError as exc:
         doc.para(f"Flips: not available ({exc}).")
         return
+    where = f"{source.split} split, " + ("tasks no candidate was selected on" if at else "selection data")
     if not report.matched:
         doc.para("Flips: no (task, seed) trial that both R0 and the selected harness ran is recorded in this run "
                  "(scores/<hash>.jsonl).")
         return
     summary = (f"{len(report.gained)} gained, {len(report.lost)} lost of {report.compared} trials compared "
-               f"({report.excluded} excluded, {report.unmatched} without a partner); objective {objective.name}; "
-               "search split, selection data")
-    doc.add(Table("Flips R0 -> selected by stratum / family", ["stratum / family", "gained", "lost"],
+               f"({report.excluded} excluded, {report.unmatched} without a partner); objective {objective.name}; {where}")
+    doc.add(Table(f"Flips R0 -> selected by stratum / family ({where})", ["stratum / family", "gained", "lost"],
                   [[name, str(g), str(lost)] for name, (g, lost) in report.by_family().items()], [summary]))
     shown = report.flips[:FLIPS_LISTED]
     if shown:
         value = lambda v: "pass" if v == 1.0 else "fail" if v == 0.0 else f"{v:.3f}"
         note = [f"first {FLIPS_LISTED} of {len(report.flips)}; all: harnessx diff {run.path}"] \
             if len(report.flips) > FLIPS_LISTED else []
-        doc.add(Table("Flipped trials", ["task", "seed", "family", "R0", "selected", "R0 failure mode"],
+        doc.add(Table(f"Flipped trials ({where})", ["task", "seed", "family", "R0", "selected", "R0 failure mode"],
                       [[f.task_id, str(f.seed), f.family, value(f.first), value(f.second), f.first_mode or ""]
                        for f in shown], note))
 
@@ -103,3 +106,30 @@ def changes_section(doc: Document, run: RunDir) -> None:
     diff_section(doc, run)
     lineage_section(doc, run)
     flips_section(doc, run)
+
+
+def candidates_section(doc: Document, run: RunDir) -> None:
+    """Every candidate with what its score was measured on, its paired difference from its incumbent on
+    the same tasks, and where it is in MLflow (run id) and Optuna (trial number)."""
+    rows = [r for r in run.ledger if isinstance(r.get("objective"), dict)]
+    if not rows:
+        return
+    recorded = run.path / "mlflow.json"
+    uri = read_json(recorded, "mlflow.json written by harnessx search").get("tracking_uri") if recorded.is_file() else None
+
+    def versus(r: dict) -> str:
+        j = r.get("judged") or {}
+        if not r.get("parent") or j.get("diff") is None:
+            return "—"
+        return f"{j['candidate']:.3f} vs {j['incumbent']:.3f} ({j['diff']:+.3f}, {j['matched']} tasks)"
+
+    doc.add(Table("Candidates: what each was judged on, and where it is in MLflow and Optuna",
+                  ["candidate", "edit", "judged on", "objective k/n", "vs incumbent, same tasks", "MLflow run", "Optuna trial"],
+                  [[f"R{r['round']}.{r['slot']} {r['hash'][:8]}", r.get("edit") or "R0",
+                    subset_label(r) or "whole split", rate_cell(r["objective"]) if "k" in r["objective"] else "—",
+                    versus(r), str(r.get("mlflow_run_id") or "—"),
+                    "—" if r.get("optuna_trial") is None else str(r["optuna_trial"])] for r in rows],
+                  [f"MLflow: {uri or 'not tracked'}, experiment harnessx-search; Optuna: "
+                   f"optuna-dashboard {run.path / 'optuna.log'}. A screened k/n counts fewer tasks: compare "
+                   "candidates by their difference from the incumbent on the same tasks, which is each trial's "
+                   "Optuna value."]))

@@ -17,3 +17,58 @@ def log_report(tracking_uri: str, run_id: str, files: list[Path], figures: list[
     for path in figures:
         client.log_artifact(run_id, str(path), artifact_path="report/figures")
     client.set_tag(run_id, "harnessx.report", "report/report.html")
+
+
+def log_compare(out_dir: Path, stem: str, files: dict[str, Path], data: dict) -> str | None:
+    """A compare written inside a tracked search run (`<run>/compare`) as a nested run of the search's
+    MLflow parent run: its splits and contenders as params, each contender's objective figures per split
+    as metrics, its JSON, Markdown and HTML as artifacts, and the flips of the last contender against
+    the first (R0 -> selected) on each split as a table. None when the search has no MLflow run."""
+    import json
+    import re
+
+    recorded = out_dir.parent / "mlflow.json"
+    if not recorded.is_file():
+        return None
+    tracking = json.loads(recorded.read_text(encoding="utf-8"))
+    if not tracking.get("parent_run") or not tracking.get("tracking_uri"):
+        return None
+    from mlflow import MlflowClient
+    from mlflow.entities import Metric, Param
+
+    from harnessx.comparison.compare_trials import open_trials
+    from harnessx.comparison.flips import flips
+    from harnessx.search.objectives import get_objective
+
+    client = MlflowClient(tracking_uri=tracking["tracking_uri"])
+    parent = client.get_run(tracking["parent_run"])
+    labels = [c.get("label", "?") for c in data.get("contenders") or []]
+    run_id = client.create_run(parent.info.experiment_id, run_name=stem, tags={
+        "mlflow.parentRunId": parent.info.run_id, "harnessx.kind": "compare",
+        "harnessx.run": parent.data.tags.get("harnessx.run", ""),
+        "mlflow.note.content": f"`harnessx compare` of {', '.join(labels)} on {', '.join(data.get('splits') or [])}: "
+                               "tasks no candidate was selected on; the flips table lists what changed."}).info.run_id
+    metrics = []
+    for split, block in (data.get("splits") or {}).items() if isinstance(data.get("splits"), dict) else []:
+        for label, harness in (block.get("harnesses") or {}).items():
+            for name, rate in (harness.get("metrics") or harness).items():
+                if isinstance(rate, dict) and isinstance(rate.get("value"), (int, float)):
+                    key = re.sub(r"[^A-Za-z0-9_\-. :/]", "_", f"{split}.{label}.{name}")[:250]
+                    metrics.append(Metric(key, float(rate["value"]), 0, 0))
+    client.log_batch(run_id, metrics=metrics[:900], params=[Param("contenders", ", ".join(labels)[:6000]),
+                                                              Param("stem", stem)])
+    for path in files.values():
+        client.log_artifact(run_id, str(path), artifact_path="compare")
+    config = out_dir.parent / "config.json"
+    objective = get_objective((json.loads(config.read_text(encoding="utf-8")) if config.is_file() else {}).get("objective")
+                              or "joint")
+    trials = open_trials(out_dir)
+    first, last = trials.resolve(labels[0]), trials.resolve(labels[-1])
+    moved = flips(trials.trials(first), trials.trials(last), objective, (labels[0], labels[-1]))
+    columns = ("task", "seed", "family", "direction", labels[0], labels[-1])
+    rows = [(f.task_id, f.seed, f.family, "gained" if f.gained else "lost", f.first, f.second) for f in moved.flips]
+    client.log_table(run_id, {c: [r[i] for r in rows] for i, c in enumerate(columns)}, f"flips-{trials.split}.json")
+    client.log_metric(run_id, f"flips_gained_{trials.split}", len(moved.gained))
+    client.log_metric(run_id, f"flips_lost_{trials.split}", len(moved.lost))
+    client.set_terminated(run_id)
+    return run_id

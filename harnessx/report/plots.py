@@ -27,13 +27,18 @@ def ledger_value(row: dict) -> float | None:
 
 def search_curve(ledger: list[dict], path: Path, model_note: str, objective: str = "objective") -> Path:
     fig, ax = plt.subplots(figsize=(7, 4))
-    points = [(int(r.get("round", 0)), ledger_value(r), bool(r.get("accepted"))) for r in ledger]
+    points = [(int(r.get("round", 0)), ledger_value(r), bool(r.get("accepted")), bool((r.get("judged") or {}).get("screened")))
+              for r in ledger]
     points = [p for p in points if p[1] is not None]
-    ax.scatter([p[0] for p in points], [p[1] for p in points], s=18, color="tab:blue", alpha=0.6,
-               label=f"proposal (n={len(points)})")
+    whole, screened = [p for p in points if not p[3]], [p for p in points if p[3]]
+    ax.scatter([p[0] for p in whole], [p[1] for p in whole], s=18, color="tab:blue", alpha=0.6,
+               label=f"proposal on the whole split (n={len(whole)})")
+    if screened:  # a k/n over a screened subset: other tasks, drawn apart and never joined to the line
+        ax.scatter([p[0] for p in screened], [p[1] for p in screened], s=22, facecolors="none",
+                   edgecolors="tab:gray", label=f"screened on a subset, not comparable (n={len(screened)})")
     incumbent, line = None, []
     for rnd in sorted({p[0] for p in points}):
-        accepted = [p[1] for p in points if p[0] == rnd and (p[2] or rnd == 0)]
+        accepted = [p[1] for p in whole if p[0] == rnd and (p[2] or rnd == 0)]
         incumbent = accepted[-1] if accepted else incumbent
         line.append((rnd, incumbent))
     ax.step([x for x, _ in line], [y for _, y in line], where="post", color="black", label="incumbent")
@@ -53,14 +58,16 @@ def sa_vs_solve(candidates: list[dict], path: Path, model_note: str) -> Path:
         sa, solve = c["strict_sa"], c["solve"]
         if sa.get("value") is None or solve.get("value") is None:
             continue
-        big = bool(c.get("highlight"))
-        ax.scatter(solve["value"], sa["value"], s=70 if big else 20, alpha=1 if big else 0.5,
-                   color="tab:red" if big else "tab:blue", zorder=3 if big else 2)
+        big, color = bool(c.get("highlight")), "tab:red" if c.get("highlight") else "tab:blue"
+        ax.scatter(solve["value"], sa["value"], s=70 if big else 20, alpha=1 if big else 0.5, zorder=3 if big else 2,
+                   facecolors="none" if c.get("screened") else color, edgecolors=color)
         if big:
             ax.annotate(f"{c['label']} (n={sa['n']}+{solve['n']})", (solve["value"], sa["value"]), fontsize=8,
                         xytext=(4, 4), textcoords="offset points")
     ax.set(xlim=(-0.02, 1.02), ylim=(-0.02, 1.02), xlabel="feasible solve", ylabel="strict SA (blocked)",
-           title=f"Strict SA vs solve per candidate (n={len(candidates)})")
+           title=f"Strict SA vs solve per candidate (n={len(candidates)}"
+                 + (f"; hollow: {sum(bool(c.get('screened')) for c in candidates)} screened on a subset)" if any(
+                     c.get("screened") for c in candidates) else ")"))
     return _save(fig, path, model_note)
 
 

@@ -16,10 +16,11 @@ from harnessx.io_read import read_json
 from harnessx.io_write import check_out_dir
 from harnessx.report import plots
 from harnessx.report.document import Document, Figure
-from harnessx.report.edit_sections import changes_section
+from harnessx.comparison.compare_trials import trial_files
+from harnessx.report.edit_sections import candidates_section, changes_section, flips_section
 from harnessx.report.sections import FIGURES, belief_section, challenge_section, compare_section
 from harnessx.report.tables import Table, model_line, rate_cell
-from harnessx.search.certify import claim_line
+from harnessx.formatting.claim import claim_line
 
 RESULTS = (("compare", "compare/compare-*.json", compare_section, "Held-out comparison"),
            ("belief", "probes/belief/belief-*.json", belief_section, "Belief probe (know)"),
@@ -47,14 +48,18 @@ def search_section(doc: Document, run: RunDir, out: Path, note: str) -> None:
     if run.ledger:
         plots.search_curve(list(run.ledger), out / FIGURES / "search_curve.png", note,
                           str(cfg.get("objective", "objective")))
-        doc.add(Figure(f"{FIGURES}/search_curve.png", "Objective per proposal by round; the incumbent as a step line; "
-                                                       "stars mark accepted rounds"))
+        doc.add(Figure(f"{FIGURES}/search_curve.png", "Objective per proposal by round (hollow: screened on a subset "
+                                                       "of the split, not comparable with the whole-split points); the "
+                                                       "incumbent as a step line; stars mark accepted rounds"))
         highlight = {summary.get("r0", {}).get("hash"): "R0", summary.get("selected", {}).get("hash"): "selected"}
         candidates = [{"label": highlight.get(r.get("hash"), r.get("hash", "")[:8]), "highlight": r.get("hash") in highlight,
-                       "strict_sa": r["scorecard"]["strict_sa"], "solve": r["scorecard"]["solve"]}
+                       "strict_sa": r["scorecard"]["strict_sa"], "solve": r["scorecard"]["solve"],
+                       "screened": bool((r.get("judged") or {}).get("screened"))}
                       for r in run.ledger if isinstance(r.get("scorecard"), dict)]
         plots.sa_vs_solve(candidates, out / FIGURES / "sa_vs_solve.png", note)
-        doc.add(Figure(f"{FIGURES}/sa_vs_solve.png", "Strict SA vs solve per candidate on the search split"))
+        doc.add(Figure(f"{FIGURES}/sa_vs_solve.png", "Strict SA vs solve per candidate on the search split "
+                                                     "(hollow: screened on a subset of its tasks)"))
+        candidates_section(doc, run)
     if all(cards.values()):
         block = {"split": "search", "harnesses": {role: {"per_family": cards[role].get("per_family", {})}
                                                   for role in ("r0", "selected")}}
@@ -98,6 +103,11 @@ def build_report(run_dir: str | Path, out: str | Path | None = None) -> tuple[Pa
     doc.para("Every rate shows k/n and a 95% interval; search-split numbers are selection data (descriptive), "
              "held-out numbers come from splits no search selected on.")
     claim_section(doc, run)
+    doc.heading("Held-out flips: where the claim lives")
+    if trial_files(run.path / "compare"):
+        flips_section(doc, run, "compare")
+    else:
+        doc.para(f"Not measured yet: run `{HINTS['compare'].format(run=run.path)}`.")
     doc.heading("Search")
     search_section(doc, run, out, note)
     doc.heading("What the search changed")

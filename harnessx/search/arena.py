@@ -94,6 +94,11 @@ class Arena:
         """The tasks (in the arena's order) this search already has rollouts of for `harness`, every seed."""
         return [t for t in self.tasks if self._has(harness, t)]
 
+    def evaluations_of(self, harness: Harness) -> list[Evaluation]:
+        """Every evaluation of `harness` this search ran on the default seeds (its rungs), fewest tasks first."""
+        found = [e for (h, *rest), e in self._memo.items() if h == harness.hash and len(rest) == 1]
+        return sorted(found, key=lambda e: len(e.tasks))
+
     def _has(self, harness: Harness, task: Task) -> bool:
         return self._keys(harness, [task]) <= self.spent.keys()
 

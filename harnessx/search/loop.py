@@ -30,9 +30,10 @@ from harnessx.search.arena import Arena, BudgetExhausted, check_budget_buys_r0
 from harnessx.search.breaker import CircuitBreaker, ModelOutage
 from harnessx.search.certify import CertifyConfig, claim_line, claim_metrics, search_claim
 from harnessx.search.config import SearchConfig
-from harnessx.search.uris import check_stores
+from harnessx.search.uris import absolute_uri, check_stores
 from harnessx.search.distributed import search_executor
 from harnessx.search.headline import headline_metric, headline_of
+from harnessx.search.judged import judged_on, now
 from harnessx.search.objectives import check_measured, get_objective
 from harnessx.search.proposers import Proposal, Proposer, RoundContext, make_proposer
 from harnessx.search.mlflow_traces import RolloutBatch, pick
@@ -108,7 +109,7 @@ class Search:
                 "suite_hash": suite_hash(self.tasks), "search_space": {"name": self.space.name, "digest": self.space.digest,
                                                                         "source": self.space.source},
                 "max_rollouts": b.max_rollouts, "max_cost": b.max_cost, "concurrency": c.execution.concurrency,
-                "storage": c.tracking.storage, "tracking_uri": c.tracking.tracking_uri,
+                "storage": c.tracking.storage, "tracking_uri": absolute_uri(c.tracking.tracking_uri),
                 "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
     def plan(self) -> dict[str, int]:
@@ -179,10 +180,11 @@ class Search:
             self.reporter.round_started(0)
             r0 = self.space.initial()
             r0.save(self.dir / "r0.yaml")
+            judging_from = now()
             evaluation = await arena.evaluate(r0)
             self.reporter.note(self._estimate(evaluation))
             row = self._row(0, 0, Proposal(r0, "", "initial harness (R0)"), None,
-                            Verdict(evaluation, "full", accepted=True, reason="initial harness"))
+                            Verdict(evaluation, "full", accepted=True, reason="initial harness"), arena, None, judging_from)
             self._log([row], [(r0, None, evaluation)], optuna_ledger, tracker)
             history = [row]
             state.update(round=0, incumbent=r0.hash, incumbent_round=0)
@@ -205,12 +207,13 @@ class Search:
                     state["stop_reason"] = "the proposer has no new edit" + (f" ({'; '.join(dropped)})" if dropped else "")
                     break
                 arena.round = round_no
+                judging_from = now()
                 verdicts = await self.acceptance.judge(incumbent, [p.harness for p in proposals], arena)
             except (BudgetExhausted, ModelOutage) as exc:
                 state["stop_reason"] = f"{'model' if isinstance(exc, ModelOutage) else 'budget'}: {exc}"
                 self.reporter.note(f"stopping before round {round_no} finished: {exc}")
                 break
-            rows = [self._row(round_no, slot, p, incumbent, v) for slot, (p, v) in enumerate(zip(proposals, verdicts))]
+            rows = [self._row(round_no, slot, p, incumbent, v, arena, inc_eval, judging_from) for slot, (p, v) in enumerate(zip(proposals, verdicts))]
             self._log(rows, [(p.harness, incumbent, v.evaluation) for p, v in zip(proposals, verdicts)],
                       optuna_ledger, tracker)
             history.extend(rows)
@@ -243,7 +246,7 @@ class Search:
 
     # --- pieces --------------------------------------------------------------------------------
     def _mlflow(self, state: dict[str, Any]) -> MlflowTracker | None:
-        uri = self.config.tracking.tracking_uri
+        uri = absolute_uri(self.config.tracking.tracking_uri)
         if not uri:
             return None
         root = Path(uri.removeprefix("sqlite:///")).parent / "artifacts" if uri.startswith("sqlite:///") else None
@@ -269,8 +272,11 @@ class Search:
         r0 = per if last_round < 0 else 0
         self.reporter.plan(arena.rollouts + r0 + remaining, arena.rollouts)
 
-    def _row(self, round_no: int, slot: int, proposal: Proposal, parent: Harness | None, verdict: Verdict) -> dict:
+    def _row(self, round_no: int, slot: int, proposal: Proposal, parent: Harness | None, verdict: Verdict,
+             arena: Arena, inc_eval: Evaluation | None, started: str) -> dict:
         card = verdict.evaluation.scorecard
+        judged = judged_on(verdict.evaluation, inc_eval, arena.evaluations_of(proposal.harness), len(arena.tasks),
+                           self.objective.value_key)
         objective = self.objective.rate(card)
         return {"round": round_no, "slot": slot, "hash": proposal.harness.hash,
                 "parent": parent.hash if parent else None, "edit": proposal.edit, "target": proposal.target,
@@ -279,7 +285,7 @@ class Search:
                 "accepted": verdict.accepted, "stage": verdict.stage, "p_value": verdict.p_value,
                 "p_adjusted": verdict.p_adjusted, "ci": list(verdict.ci) if verdict.ci else None,
                 "mean_diff": verdict.mean_diff, "strata": verdict.strata, "reason": verdict.reason,
-                "undecided": verdict.undecided,
+                "undecided": verdict.undecided, "judged": judged, "started": started, "finished": now(),
                 "rollouts": len(verdict.evaluation.results),
                 "switches": proposal.harness.switches.model_dump(mode="json")}
 

@@ -143,9 +143,12 @@ def _trace(tracer, ctx: TraceContext, score: TaskScore, result: RolloutResult, t
             "harnessx.rollout": result.key, "harnessx.round": str(ctx.round), "harnessx.slot": str(ctx.slot),
             "harnessx.family": score.family or ("feasible" if score.feasible else "blocked"),
             "harnessx.status": result.status, "harnessx.failure_mode": score.failure_mode or "",
-            "mlflow.traceName": f"{score.task_id} seed {score.seed}",
+            "harnessx.outcome": outcome(score), "harnessx.harness": ctx.harness_hash,
+            "mlflow.traceName": f"{score.task_id} seed {score.seed} harness {ctx.harness_hash[:8]} r{ctx.round}.{ctx.slot}",
             **{f"harnessx.{k}": str(_score(score, k)).lower() for k in SCORED}}
-    trace = _Builder(tracer, f"rollout {score.task_id} seed {score.seed}", t0, {"task": _cut(task.get("content", ""))},
+    trace = _Builder(tracer, f"rollout {score.task_id} seed {score.seed}", t0,
+                     {"harness": ctx.harness_hash, "task_id": score.task_id, "seed": score.seed,
+                      "task": _cut(task.get("content", ""))},
                      {"task_id": score.task_id, "seed": score.seed, "harness_hash": ctx.harness_hash,
                       "rollout_key": result.key, "model": result.model})
     calls: dict[str, tuple] = {}
@@ -153,7 +156,7 @@ def _trace(tracer, ctx: TraceContext, score: TaskScore, result: RolloutResult, t
         d = e.data
         if e.kind == "model_call":
             trace.child(f"model call {e.step}", SpanType.CHAT_MODEL, at(e.t - float(d.get("latency_s") or 0.0)),
-                        at(e.t), {"step": e.step}, _reply(events[i + 1:]),
+                        at(e.t), {"step": e.step, "messages": _sent(events[:i])}, _reply(events[i + 1:]),
                         {k: d.get(k) for k in ("model", "prompt_tokens", "completion_tokens", "cost_usd", "latency_s",
                                                "retries")})
         elif e.kind == "tool_call":
@@ -169,13 +172,43 @@ def _trace(tracer, ctx: TraceContext, score: TaskScore, result: RolloutResult, t
                     {"tool": args.get("name"), "step": call.step}, error=True)
     reply = next((e.data.get("content") for e in reversed(events) if e.kind == "message" and e.author == "agent"), "")
     end = t0 + int(duration * 1e9)
-    spans = trace.finish({"final_message": _cut(reply or ""), "status": result.status,
-                          "stop_reason": result.stop_reason}, result.valid, end)
+    passed = outcome(score) == "pass"
+    spans = trace.finish({"outcome": outcome(score), "final_message": _cut(reply or ""), "status": result.status,
+                          "stop_reason": result.stop_reason, "failure_mode": score.failure_mode,
+                          "exclusion": score.exclusion}, passed, end)
     info = TraceInfo(trace_id=trace.trace_id, trace_location=TraceLocation.from_experiment_id(ctx.experiment_id),
                      request_time=t0 // 1_000_000, execution_duration=(end - t0) // 1_000_000,
-                     state=TraceState.OK if result.valid else TraceState.ERROR,
+                     state=TraceState.OK if passed else TraceState.ERROR,  # a failed or excluded rollout is no OK
                      trace_metadata={"mlflow.sourceRun": ctx.run_id}, tags=tags)
     return info, spans
+
+
+def outcome(score: TaskScore) -> str:
+    """pass / fail / excluded: the gate that decides the task's stratum (solve when feasible, strict SA
+    when blocked), as the viewer's pages say it."""
+    if not score.valid:
+        return "excluded"
+    return "pass" if (score.solved if score.feasible else score.strict_sa) else "fail"
+
+
+def _sent(before: list) -> list[dict]:
+    """What the harness sent the model at a call: every message so far in chat form (the system prompt,
+    the task, messages the harness injected such as a self-check, the agent's earlier replies with
+    their tool calls, and the tool results), each cut to TEXT characters."""
+    out: list[dict] = []
+    for e in before:
+        d = e.data
+        if e.kind == "message":
+            role = {"agent": "assistant", "harness": "system" if d.get("role") == "system" else "user"}.get(e.author, "user")
+            out.append({"role": role, "author": e.author, "content": _cut(d.get("content") or "")})
+        elif e.kind == "tool_call":
+            if not out or out[-1]["role"] != "assistant":
+                out.append({"role": "assistant", "author": "agent", "content": ""})
+            out[-1].setdefault("tool_calls", []).append({"id": d.get("id"), "name": d.get("name"),
+                                                         "arguments": _cut(d.get("arguments"))})
+        elif e.kind == "tool_result":
+            out.append({"role": "tool", "tool_call_id": d.get("id"), "name": d.get("name"), "content": _cut(d.get("content"))})
+    return out
 
 
 def _reply(after: list) -> dict:

@@ -10,6 +10,7 @@ import logging
 import time
 import uuid
 import warnings
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from optuna.trial import TrialState
 
 from harnessx import failpoints
 from harnessx.evaluation import Evaluation
+from harnessx.formatting.judged import subset_label
 from harnessx.harness import Harness, diff
 from harnessx.logs import library_level
 from harnessx.search.mlflow_traces import RolloutBatch, TraceContext, log_traces
@@ -44,7 +46,7 @@ def open_study(storage: str | None, journal: Path, name: str, objective: str) ->
 
         store = JournalStorage(JournalFileBackend(str(journal)))
     study = optuna.create_study(study_name=name, storage=store, direction="maximize", load_if_exists=True)
-    study.set_metric_names([objective])
+    study.set_metric_names([f"{objective} minus incumbent (paired, tasks judged on)"])
     return study
 
 
@@ -84,20 +86,30 @@ class OptunaLedger:
                       for t in study.get_trials(deepcopy=False)}
 
     def add(self, row: dict[str, Any], harness: Harness) -> int:
-        """Record one candidate; returns its trial number. Raced-out candidates are PRUNED."""
+        """Record one candidate; returns its trial number. Every judged candidate is a COMPLETE trial
+        whose value is its paired difference from the incumbent on the tasks it was judged on (R0: 0),
+        the figure its acceptance rule compared: a raced-out candidate's k/n on a screened subset is
+        never set beside a whole-split one. Intermediate values: that difference at each rung (step =
+        tasks judged on); start and end: when its round's judging started and ended."""
         if (row["round"], row["slot"]) in self._have:
             return self._have[(row["round"], row["slot"])]
         switches = harness.switches.model_dump()
         dists = {k: d for k, d in self.distributions.items() if contains(d, switches[k])}
-        full = row["stage"] == "full"
+        judged = row.get("judged") or {}
         attrs = {k: row[k] for k in ("round", "slot", "hash", "parent", "edit", "accepted", "p_value",
                                      "p_adjusted", "ci", "mean_diff", "stage", "reason", "mlflow_run_id")}
+        attrs.update(objective=f"{row['objective']['k']}/{row['objective']['n']}" if "k" in row["objective"]
+                     else row["objective"].get("value"), judged_on=subset_label(row) or "the whole search split",
+                     incumbent_on_same_tasks=judged.get("incumbent"), candidate_on_same_tasks=judged.get("candidate"))
         params = {**{k: switches[k] for k in dists}, **clause_params(self.space, harness)}
+        value = judged.get("diff") if judged else row["mean_diff"] if row["parent"] else 0.0
         trial = optuna.trial.create_trial(
-            state=TrialState.COMPLETE if full else TrialState.PRUNED,
-            value=row["objective"]["value"] if full else None,
-            intermediate_values={} if full else {row["objective"]["n"]: row["objective"]["value"] or 0.0},
+            state=TrialState.COMPLETE if value is not None else TrialState.FAIL, value=value,
+            intermediate_values={int(n): d for n, d in (judged.get("rungs") or {}).items()},
             params=params, distributions={**dists, **clause_distributions(self.space)}, user_attrs=attrs)
+        for field, stamp in (("datetime_start", row.get("started")), ("datetime_complete", row.get("finished"))):
+            if stamp:  # Optuna's own clock: naive local time
+                setattr(trial, field, datetime.fromisoformat(stamp).astimezone().replace(tzinfo=None))
         self.study.add_trial(trial)
         failpoints.hit("optuna.add")
         number = self.study.get_trials(deepcopy=False)[-1].number
@@ -106,17 +118,12 @@ class OptunaLedger:
 
     def mark_selected(self, selected_hash: str, selected_round: int) -> None:
         """Point the study at HarnessX's selection: study attrs `selected_trial`, `selected_hash`,
-        `selected_round`, and `selection_note` where Optuna's `best_trial` (the highest search-split
-        value, which no acceptance rule confirmed) is another trial. Optuna refuses to change a
+        `selected_round`, and `selection_note` where Optuna's `best_trial` (the largest paired
+        difference, which no acceptance rule confirmed) is another trial. Optuna refuses to change a
         finished trial, so the selected trial itself carries `accepted=True` from its creation and the
         study attrs name it; values are never altered."""
-        trials = self.study.get_trials(deepcopy=False)
-        mine = [t for t in trials if t.user_attrs.get("hash") == selected_hash]
-        complete = [t for t in mine if t.state == TrialState.COMPLETE]
-        # a trial judged on the whole split first; else one moved to on part of it (`window`: PRUNED)
-        chosen = next((c for c in ([t for t in complete if t.user_attrs.get("round") == selected_round],
-                                   [t for t in complete if t.user_attrs.get("accepted")],
-                                   [t for t in mine if t.user_attrs.get("round") == selected_round],
+        mine = [t for t in self.study.get_trials(deepcopy=False) if t.user_attrs.get("hash") == selected_hash]
+        chosen = next((c for c in ([t for t in mine if t.user_attrs.get("round") == selected_round],
                                    [t for t in mine if t.user_attrs.get("accepted")]) if c), [])
         if not chosen:
             return
@@ -125,15 +132,11 @@ class OptunaLedger:
         for key, value in {"selected_trial": trial.number, "selected_hash": selected_hash,
                            "selected_round": selected_round}.items():
             self.study.set_user_attr(key, value)
-        if trial.state != TrialState.COMPLETE:
-            note = (f"HarnessX selected trial {trial.number}, moved to on part of the search split (PRUNED: Optuna "
-                    f"holds no value for it; the run's summary scores it on the whole split), not Optuna's best_trial "
-                    f"{best.number}, which ranks whole-split values only")
-        else:
-            note = ("" if best.number == trial.number else
-                    f"HarnessX selected trial {trial.number} (value {trial.value:.4f}, the last harness an acceptance "
-                    f"rule confirmed), not Optuna's best_trial {best.number} (value {best.value:.4f}: Optuna ranks by "
-                    "the search-split value alone); the selection is the trial the study attr selected_trial names")
+        note = ("" if best.number == trial.number or trial.value is None else
+                f"HarnessX selected trial {trial.number} (paired difference {trial.value:+.4f} from its incumbent, the "
+                f"last harness an acceptance rule confirmed), not Optuna's best_trial {best.number} ({best.value:+.4f}: "
+                "Optuna ranks the differences alone, each against the incumbent of its round and on the tasks it was "
+                "judged on); the selection is the trial the study attr selected_trial names")
         self.study.set_user_attr("selection_note", note)
 
 
@@ -190,9 +193,14 @@ class MlflowTracker:
             self.experiment_id, run_name=f"r{row['round']}-s{row['slot']}-{row['hash'][:8]}",
             tags={**tags, "mlflow.parentRunId": self.parent_id, "harnessx.round": str(row["round"]),
                   "harnessx.slot": str(row["slot"]), "harnessx.hash": row["hash"],
-                  "harnessx.accepted": str(row["accepted"]).lower(), "harnessx.stage": row["stage"]}).info.run_id
-        card = row["scorecard"]
+                  "harnessx.accepted": str(row["accepted"]).lower(), "harnessx.stage": row["stage"],
+                  "harnessx.judged_on": subset_label(row) or "the whole search split",
+                  "mlflow.note.content": f"{note(row)}\n\n{tags.get('mlflow.note.content', '')}".strip()}).info.run_id
+        card, judged = row["scorecard"], row.get("judged") or {}
         metrics = {"objective": row["objective"]["value"], "objective_n": row["objective"]["n"],
+                   "judged_tasks": judged.get("tasks"), "split_tasks": judged.get("of"),
+                   "diff_vs_incumbent_same_tasks": judged.get("diff"),
+                   "incumbent_same_tasks": judged.get("incumbent"), "candidate_same_tasks": judged.get("candidate"),
                    **{k: card[k]["value"] for k in ("strict_sa", "relaxed_sa", "solve", "false_abstention", "joint")},
                    "p_value": row["p_value"], "p_adjusted": row["p_adjusted"], "mean_diff": row["mean_diff"],
                    "rollouts": row["rollouts"], "accepted": float(row["accepted"])}
@@ -262,6 +270,17 @@ def open_parent(tracker: MlflowTracker, run_dir: Any, uri: str, parent_id: str |
     parent_id = tracker.start(run_name, params, {**tags, "harnessx.launch": launch}, parent_id)
     run_dir.write_json("mlflow.json", {"parent_run": parent_id, "launch": launch, "tracking_uri": uri})
     return parent_id
+
+
+def note(row: dict[str, Any]) -> str:
+    """A candidate run's description (MLflow's run page shows it first): what its scores are measured on."""
+    judged, label = row.get("judged") or {}, subset_label(row)
+    on = (f"**{label}**: its objective and scorecard count those tasks only, not comparable with a whole-split "
+          "run's" if label else "Judged on the whole search split.")
+    versus = (f" Against its incumbent on the same {judged['matched']} tasks: {judged['candidate']:.3f} vs "
+              f"{judged['incumbent']:.3f}, paired difference {judged['diff']:+.3f} (metric diff_vs_incumbent_same_tasks)."
+              if judged.get("diff") is not None and row.get("parent") else "")
+    return f"R{row['round']}.{row['slot']} {row['edit'] or 'initial harness (R0)'}. {on}{versus} Verdict: {row['reason']}"
 
 
 def per_task_table(evaluation: Evaluation) -> dict[str, list]:

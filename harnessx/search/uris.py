@@ -84,3 +84,13 @@ def check_tracking_uri(uri: str | None, option: str = "--tracking-uri") -> None:
 def check_stores(storage: str | None, tracking_uri: str | None) -> None:
     check_storage(storage)
     check_tracking_uri(tracking_uri)
+
+
+def absolute_uri(uri: str | None) -> str | None:
+    """A SQLite URI with a relative path made absolute (against the working directory), so the run's
+    record names the same store from any folder (`harnessx report`, `mlflow ui`); others unchanged."""
+    if not uri or not uri.startswith("sqlite:///") or uri.startswith("sqlite:////"):
+        return uri
+    from pathlib import Path
+
+    return "sqlite:///" + str(Path(uri.removeprefix("sqlite:///")).resolve())

@@ -1,9 +1,15 @@
-"""Statistics for scorecards, calibration and harness acceptance: intervals, bootstrap, paired tests."""
+"""Statistics for scorecards, calibration and harness acceptance: intervals, bootstrap, paired tests.
 
-from harnessx.stats.bootstrap import bootstrap_ci, paired_bootstrap_ci
-from harnessx.stats.calibration import auroc, brier, ece10
-from harnessx.stats.intervals import MeanSD, mean_sd, wilson
-from harnessx.stats.paired import PairedTest, holm, paired_test
+Each name is imported from its module on first use, so a reader that needs only an interval (the
+viewer, a table cell) does not load scipy's tests with it."""
 
-__all__ = ["MeanSD", "PairedTest", "auroc", "bootstrap_ci", "brier", "ece10", "holm", "mean_sd",
-           "paired_bootstrap_ci", "paired_test", "wilson"]
+from __future__ import annotations
+
+from harnessx.lazy_exports import lazy_exports
+
+_WHERE = {"bootstrap_ci": "bootstrap", "paired_bootstrap_ci": "bootstrap", "auroc": "calibration",
+          "brier": "calibration", "ece10": "calibration", "MeanSD": "intervals", "mean_sd": "intervals",
+          "wilson": "intervals", "PairedTest": "paired", "holm": "paired", "paired_test": "paired"}
+__all__ = sorted(_WHERE)
+
+__getattr__ = lazy_exports(__name__, _WHERE)

@@ -16,7 +16,8 @@ from flask import Flask, abort, render_template, request, send_file
 from harnessx.errors import InputError
 from harnessx.harness import Harness
 from harnessx.harness.model import diff
-from harnessx.search.certify import claim_line
+from harnessx.formatting.claim import claim_line, p_text
+from harnessx.formatting.judged import rungs, subset_label
 from harnessx.stats import wilson
 import harnessx.viewer.flipview as flipview  # by module path: the package `__init__` imports this module
 import harnessx.viewer.lineage as lineage
@@ -38,6 +39,7 @@ def create_app(runs_dir: str | Path) -> Flask:
     root = RunsRoot(Path(runs_dir))
     app.config["RUNS"] = root
     app.jinja_env.globals["gate_names"] = GATE_NAMES
+    app.jinja_env.globals.update(subset_label=subset_label, rungs=rungs, p_text=p_text)
 
     def get_run(name: str) -> Run:
         try:
@@ -56,7 +58,7 @@ def create_app(runs_dir: str | Path) -> Flask:
             return render_template("outputs.html", run=r.overview(), outputs=r.outputs())
         claim = (r.summary or {}).get("claim")
         return render_template("search.html", run=r.overview(), tree=_tree(r.ledger), summary=r.summary,
-                               heldout=r.heldout_trials(),
+                               heldout=r.heldout_trials(), tracking=r.tracking(),
                                lineage=_lineage(r), outputs=r.output_count(),
                                claim=claim_line(claim) if r.summary else None, certified=bool((claim or {}).get("certified")))
 
@@ -74,7 +76,7 @@ def create_app(runs_dir: str | Path) -> Flask:
         flipped = _parent_flips(r, row.get("parent"), harness_hash) if parent else {}
         shown = tasktable.select(rows, query, flipped)
         page, pages = _page(len(shown), PAGE)
-        return render_template("candidate.html", run=r.overview(), row=row, harness=harness,
+        return render_template("candidate.html", run=r.overview(), row=row, harness=harness, tracking=r.tracking(),
                                diff=diff(parent, harness) if parent and harness else "",
                                rows=shown[(page - 1) * PAGE: page * PAGE], total=len(rows), shown=len(shown),
                                page=page, pages=pages, query=query, args=query.args(), carry={},
@@ -94,6 +96,16 @@ def create_app(runs_dir: str | Path) -> Flask:
         return render_template("trajectory.html", run=r.overview(), key=key, chain=chain, events=events,
                                page=page, pages=pages, result=r.result(key), score=score, gates=GATES,
                                highlight=HIGHLIGHT, parent=r.parent_trial(score) if score else None)
+
+    @app.get("/runs/<name>/trajectories/<key>.jsonl")
+    def trajectory_raw(name: str, key: str):
+        """The trajectory file as stored (one JSON event a line, hash-chained), as a download."""
+        r = get_run(name)
+        try:
+            file = r.rollout_file(key)
+        except NotFound as exc:
+            abort(404, str(exc))
+        return send_file(file, mimetype="application/x-ndjson", as_attachment=True, download_name=f"{key}.jsonl")
 
     def pair_source(r: Run) -> tuple[Path, dict[str, str]]:
         """The folder whose trials a flip page reads (`?at=compare`: the compare inside a search run),

@@ -98,6 +98,15 @@ class Run:
                 continue  # a torn last line: shown by the count, not fatal to the viewer
         return rows
 
+    def tracking(self) -> dict[str, Any]:
+        """Where the search's candidates are tracked: the MLflow store its mlflow.json records and the
+        Optuna journal (or the --storage URL its config names)."""
+        recorded = self._json("mlflow.json") or {}
+        journal = self.path / "optuna.log"
+        return {"uri": recorded.get("tracking_uri"), "parent": recorded.get("parent_run"),
+                "optuna": self.config.get("storage") or (f"{self.path.parent.name}/{self.name}/optuna.log"
+                                                          if journal.is_file() else None)}
+
     def row(self, harness_hash: str) -> dict[str, Any]:
         for row in self.ledger:
             if row.get("hash") == harness_hash:
@@ -195,10 +204,15 @@ class Run:
         return sorted(f.stem for sub in folder.iterdir() if sub.is_dir() for f in sub.iterdir()
                       if f.suffix == ".jsonl" and KEY.match(f.stem))
 
-    def trajectory(self, key: str) -> Chain:
+    def rollout_file(self, key: str) -> Path:
+        """The stored trajectory file of `key` (NotFound when there is none)."""
         file = self._rollout(key)
         if not file.is_file():
             raise NotFound(f"no trajectory {key} in {self.name}")
+        return file
+
+    def trajectory(self, key: str) -> Chain:
+        file = self.rollout_file(key)
         text = file.read_text(encoding="utf-8", errors="replace")  # a corrupt file is shown, not a crash
         try:
             traj = Trajectory.from_jsonl(text)
@@ -280,6 +294,7 @@ class Run:
                 "rounds": summary.get("rounds_done", cp.get("round")),
                 "candidates": len(self.ledger),
                 "rollouts": summary.get("rollouts", cp.get("rollouts")),
+                "claim_rollouts": (summary.get("claim") or {}).get("rollouts"),
                 "cost_usd": summary.get("cost_usd", cp.get("cost_usd"))}
 
 
