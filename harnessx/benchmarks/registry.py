@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harnessx.benchmarks.base import Benchmark, DataOption
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 
 if TYPE_CHECKING:
     from harnessx.agent.result import RolloutResult
@@ -83,7 +83,7 @@ BENCHMARKS = _Names()
 @cache
 def get_benchmark(name: str) -> Benchmark:
     if name not in _discovered():
-        raise InputError("benchmark", f"unknown benchmark {name!r}", f"one of {names()}")
+        raise InputError("benchmark", f"unknown benchmark {name!r}", one_of(names()))
     return _discovered()[name]()
 
 

@@ -9,7 +9,7 @@ import typer
 
 from harnessx.cli.common import ApiBaseOpt, EnvOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors, open_suite
 from harnessx.cli.numbers import NON_NEGATIVE, PROBABILITY_OPEN, in_range
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.models.defaults import DEFAULT_MODEL
 from harnessx.search.names import DEFAULT_RULE, RULE_NAMES
 
@@ -70,7 +70,7 @@ def plan(
     from harnessx.search.planner import PlanConfig, plan as make_plan
 
     if accept not in RULE_NAMES:
-        raise InputError("--accept", f"unknown acceptance rule {accept!r}", f"one of {', '.join(RULE_NAMES)}")
+        raise InputError("--accept", f"unknown acceptance rule {accept!r}", one_of(RULE_NAMES))
     goal = get_objective(objective)
     suite = open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir)
     search_tasks = goal.tasks(suite.tasks("search"))

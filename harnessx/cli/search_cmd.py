@@ -17,7 +17,7 @@ from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, DataOpt, EnvOpt, Reason
 from harnessx.cli.numbers import NON_NEGATIVE, PROBABILITY_OPEN
 from harnessx.cli.scale_opts import (ExecutorOpt, LocalRolloutsOpt, RayActorsOpt, RayAddressOpt, WorkersAliasOpt,
                                      check_executor, pool_size)
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.models.defaults import DEFAULT_MODEL
 from harnessx.search.config import DEFAULT_TRACES, BudgetConfig, ExecutionConfig, RunConfig, SearchConfig, TrackingConfig
 from harnessx.search.names import DEFAULT_PROPOSER, DEFAULT_RULE, PROPOSER_NAMES
@@ -123,7 +123,7 @@ def search(
     from harnessx.search.rules import ACCEPTANCE
 
     if accept not in ACCEPTANCE:
-        raise InputError("--accept", f"unknown acceptance rule {accept!r}", f"one of {', '.join(ACCEPTANCE)}")
+        raise InputError("--accept", f"unknown acceptance rule {accept!r}", one_of(ACCEPTANCE))
     check_executor(executor, ray_address, storage)
     workers = pool_size(executor, ray_actors, local_rollouts, workers)
     config = SearchConfig(
@@ -142,8 +142,10 @@ def search(
     runner = Search(config, reporter=ProgressReporter(progress),
                     certify=CertifyConfig.from_options(certify_split, certify_epochs))
     sim = runner.model.simulated
+    rule = runner.acceptance.name  # the rule that runs; `default` names one of them (an alias): say both
     console.print(f"[bold]harnessx search[/] {config.run_name}: objective={objective} env={env} "
-                  f"model={runner.model.describe()} proposer={runner.proposer.name} accept={runner.acceptance.name}")
+                  f"model={runner.model.describe()} proposer={runner.proposer.name} "
+                  f"accept={accept if accept in (rule, None) else f'{accept} ({rule})'}")
     if sim:
         console.print("[yellow]Simulated task agent: numbers test the pipeline; they are not a model's result.[/]")
     elif warning := copies_warning(epochs, temperature or 0.0, [], simulated=False):

@@ -10,7 +10,7 @@ import importlib
 from typing import Any
 
 from harnessx.envs.base import Suite
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 
 DEFAULT_ENV = "retail"  # the built-in suite used when no --env is given
 SUITES = {
@@ -36,7 +36,7 @@ def all_suites() -> dict[str, str]:
 def get_suite(name: str, **options: Any) -> Suite:
     known = all_suites()
     if name not in known:
-        raise InputError("--env", f"unknown environment {name!r}", f"one of {sorted(known)}")
+        raise InputError("--env", f"unknown environment {name!r}", one_of(sorted(known)))
     module_name, attr = known[name].split(":")
     try:
         module = importlib.import_module(module_name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.harness.model import Harness
 
 PRESET_DIR = Path(__file__).parent / "presets"
@@ -17,7 +17,7 @@ def preset_names() -> list[str]:
 def load_preset(name: str) -> Harness:
     path = PRESET_DIR / f"{name}.yaml"
     if not path.is_file():
-        raise InputError("--preset", f"unknown preset {name!r}", f"one of {preset_names()}")
+        raise InputError("--preset", f"unknown preset {name!r}", one_of(preset_names()))
     return Harness.load(path)
 
 

@@ -6,7 +6,7 @@ with an `AcceptanceRule` subclass and one entry here.
 
 from __future__ import annotations
 
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.search.acceptance import AcceptanceRule
 from harnessx.search.explore import Explore
 from harnessx.search.greedy import Greedy
@@ -26,5 +26,5 @@ def make_acceptance(rule: str | AcceptanceRule, **options) -> AcceptanceRule:
         raise TypeError(f"an acceptance rule must derive from harnessx.search.acceptance.AcceptanceRule, "
                         f"not {type(rule).__name__}")
     if rule not in ACCEPTANCE:
-        raise InputError("--accept", f"unknown acceptance rule {rule!r}", f"one of {', '.join(ACCEPTANCE)}")
+        raise InputError("--accept", f"unknown acceptance rule {rule!r}", one_of(ACCEPTANCE))
     return ACCEPTANCE[rule](**options)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib
 
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.search.names import DEFAULT_PROPOSER, PROPOSER_NAMES
 from harnessx.search.proposers.base import Proposal, Proposer, RoundContext
 from harnessx.search.proposers.rules import RulesProposer
@@ -30,7 +30,7 @@ def make_proposer(name: str, meta_model: str | None = None, api_base: str | None
     if name == "gepa":  # by module path: search.gepa imports this package (its base classes)
         gepa = importlib.import_module("harnessx.search.gepa")
         return gepa.GepaProposer(meta_model, api_base=api_base)
-    raise InputError("--proposer", f"unknown proposer {name!r}", f"one of {', '.join(PROPOSERS)}")
+    raise InputError("--proposer", f"unknown proposer {name!r}", one_of(PROPOSERS))
 
 
 __all__ = ["DEFAULT_PROPOSER", "PROPOSERS", "Proposal", "Proposer", "RoundContext", "RulesProposer", "make_proposer"]
