@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "docs"))
 
 import figures_benchmarks as bench_figures  # noqa: E402
+import figures_code as code_figures  # noqa: E402
 from harnessx.report.cells import rate_cell  # noqa: E402
 from harnessx.report.tables import compare_tables  # noqa: E402
 
@@ -234,6 +235,12 @@ FIGURES = {f.name: f for f in [
                "runs/cf-<profile>, for " + ", ".join(bench_figures.CF_PROFILES), True, False, bench_figures.cf_profiles),
     FigureSpec("sim-throughput", "python bench/sim_throughput.py [--workers 2 | --env toy]", False, True,
                sim_throughput),
+    # decided by the code itself (docs/figures_code.py): cheap, and checked by a test of the default run
+    FigureSpec("commands", "the commands `harnessx --help` lists, with their help", True, False, code_figures.commands),
+    FigureSpec("run-folder", "harnessx " + " ".join(code_figures.TOY_SEARCH) + " (the folders it writes)", True, False,
+               code_figures.run_folder),
+    FigureSpec("test-counts", "python -m pytest --collect-only -q [-m slow]", True, True, code_figures.suite_counts),
+    FigureSpec("cli-startup", "python bench/cli_startup.py", False, False, code_figures.cli_startup),
 ]}
 
 
