@@ -163,6 +163,7 @@ def test_cli_prints_the_claim_and_refuses_a_split_without_tasks(tmp_path):
 
 
 
+@pytest.mark.slow
 def test_summary_export_report_and_viewer_print_the_claim(good, tmp_path):
     from harnessx.report.run_report import build_report
     from harnessx.viewer.app import create_app
