@@ -10,7 +10,8 @@ that many, all of them lost if it fails. Exit status: non-zero when pytest fails
 survived.
 
     python bench/faults.py                      # runs tests/faults and tests/redteam
-    python bench/faults.py --junit report.xml   # tallies a junit report already written (CI's full run)
+    python bench/faults.py --junit report.xml [--junit more.xml]   # tallies junit reports already written
+                                                # (CI's default run and its slow run: their fault cases added up)
 """
 
 from __future__ import annotations
@@ -48,10 +49,10 @@ SUITES = ("tests/faults", "tests/redteam")
 NUMBER_CHECKS = ("tampered", "torn_ledger", "resume", "not_scored", "crash_then_resume", "excluded")
 
 
-def tally(report: Path) -> dict[str, list[int]]:
-    """Per kind of fault: [tried, survived, numbers changed], from the fault cases of a junit report."""
+def tally(*reports: Path) -> dict[str, list[int]]:
+    """Per kind of fault: [tried, survived, numbers changed], from the fault cases of junit reports."""
     rows: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    for case in ET.parse(report).getroot().iter("testcase"):
+    for case in (c for report in reports for c in ET.parse(report).getroot().iter("testcase")):
         classname = case.get("classname", "")
         if not any(f"{Path(suite).name}." in classname for suite in SUITES):
             continue  # a full suite's report: only tests/faults and tests/redteam count here
@@ -69,20 +70,21 @@ def tally(report: Path) -> dict[str, list[int]]:
 
 def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as tmp:
-        if argv[:1] == ["--junit"] and len(argv) == 2:  # tally a report already written (CI's full suite)
-            report, status = Path(argv[1]), 0
+        if argv and argv[::2] == ["--junit"] * (len(argv) // 2) and len(argv) % 2 == 0:  # reports already written
+            reports, status = [Path(a) for a in argv[1::2]], 0
         elif not argv:
-            report = Path(tmp) / "faults.xml"
-            status = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                                     *(str(ROOT / s) for s in SUITES), f"--junitxml={report}",
+            reports = [Path(tmp) / "faults.xml"]
+            # `-m ""`: the fault and red-team suites are in the slow set, which the default options leave out
+            status = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "",
+                                     *(str(ROOT / s) for s in SUITES), f"--junitxml={reports[0]}",
                                      "-o", "junit_family=xunit1"],
                                     cwd=ROOT).returncode
         else:
-            print("usage: python bench/faults.py [--junit REPORT.xml]", file=sys.stderr)
+            print("usage: python bench/faults.py [--junit REPORT.xml ...]", file=sys.stderr)
             return 2
-        rows = tally(report)
+        rows = tally(*reports)
     if not rows:
-        print(f"{report}: no fault cases ({', '.join(SUITES)}) in this report", file=sys.stderr)
+        print(f"{', '.join(map(str, reports))}: no fault cases ({', '.join(SUITES)}) in these reports", file=sys.stderr)
         return 1
     print("\n| faults | tried | survived | numbers changed |\n|---|---|---|---|")
     for kind, (tried, survived, changed) in rows.items():

@@ -43,6 +43,7 @@ sys.path.insert(0, str(ROOT / "docs"))
 
 import figures_benchmarks as bench_figures  # noqa: E402
 import figures_scoring as scoring_figures  # noqa: E402
+import figures_code as code_figures  # noqa: E402
 from harnessx.report.cells import rate_cell  # noqa: E402
 from harnessx.report.tables import compare_tables  # noqa: E402
 
@@ -262,6 +263,12 @@ FIGURES = {f.name: f for f in [
     FigureSpec("acting_generators", scoring_figures.COMMAND, True, False, scoring_figures.acting_generators),
     FigureSpec("sim-throughput", "python bench/sim_throughput.py [--workers 2 | --env toy]", False, True,
                sim_throughput),
+    # decided by the code itself (docs/figures_code.py): cheap, and checked by a test of the default run
+    FigureSpec("commands", "the commands `harnessx --help` lists, with their help", True, False, code_figures.commands),
+    FigureSpec("run-folder", "harnessx " + " ".join(code_figures.TOY_SEARCH) + " (the folders it writes)", True, False,
+               code_figures.run_folder),
+    FigureSpec("test-counts", "python -m pytest --collect-only -q [-m slow]", True, True, code_figures.suite_counts),
+    FigureSpec("cli-startup", "python bench/cli_startup.py", False, False, code_figures.cli_startup),
 ]}
 
 

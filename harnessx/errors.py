@@ -18,6 +18,13 @@ class InputError(HarnessXError):
         super().__init__(msg)
 
 
+def one_of(names) -> str:
+    """What an InputError expects of a value with a fixed set of choices: "one of a, b, c" (or "none" when
+    there is no choice), the one way every "expected one of" list is printed."""
+    names = [str(n) for n in names]
+    return "one of " + ", ".join(names) if names else "none"
+
+
 class NotLandedError(HarnessXError):
     """A command whose feature has not been built yet."""
 

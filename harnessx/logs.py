@@ -12,7 +12,7 @@ import logging
 import os
 from collections.abc import MutableMapping
 
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 
 LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
 ENV = "HARNESSX_LOG"
@@ -24,7 +24,7 @@ def log_level(verbose: bool, environ: MutableMapping[str, str] = os.environ) -> 
         return logging.INFO
     name = environ.get(ENV, "warning").strip().lower()
     if name not in LEVELS:
-        raise InputError(ENV, f"unknown log level {name!r}", f"one of {', '.join(LEVELS)}")
+        raise InputError(ENV, f"unknown log level {name!r}", one_of(LEVELS))
     return LEVELS[name]
 
 

@@ -27,7 +27,7 @@ from functools import cache
 from importlib.metadata import distributions
 from pathlib import Path
 
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 
 SELF = "harnessx"  # the distribution whose entry points are the built-ins
 CHECKOUT_PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
@@ -135,7 +135,7 @@ class Registry:
         return isinstance(spec, str) and (spec in entries(self.group) or is_import_path(spec))
 
     def expected(self) -> str:
-        return f"one of {', '.join(self.names())}, or an import path package.module:Class"
+        return f"{one_of(self.names())}, or an import path package.module:Class"
 
     def entry(self, name: str) -> Entry:
         """The one entry registered under `name`; an unknown or twice-registered name is an InputError."""

@@ -9,6 +9,7 @@ for each thing it installs or starts) it fails instead, so CI never passes by sk
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import importlib.util
 import os
@@ -139,9 +140,34 @@ def pytest_configure(config):
                                        "fails under its HARNESSX_REQUIRE_* variable")
 
 
+# The slow set: left out of the default run (the README's `python -m pytest -q`, whose addopts say
+# `-m "not slow"`) and run by CI after it with `-m slow`, so that every test runs in CI. A test is in it
+# when it is marked `slow`, when it needs one of SLOW_NEEDS (by its `requires` marks, or `realmodel` /
+# `docker`), or when its file is one of SLOW_FILES: the fault-injection suite, the sandbox, browser,
+# real-model and scale-out suites (whose tests often ask for what they need inside a fixture).
+SLOW_NEEDS = {"sandbox", "bwrap", "docker", "browser", "local", "local-server", "llama-cpp", "ray", "postgres",
+              "psycopg", "asciinema"}
+SLOW_FILES = ("faults/*", "redteam/*", "test_terminal_*", "test_feasigen_terminal.py", "test_scale_*", "test_local_*",
+              "test_*_browser.py")
+TESTS = Path(__file__).resolve().parent
+
+
+def slow(item) -> bool:
+    """Whether `item` is in the slow set (see SLOW_NEEDS and SLOW_FILES)."""
+    needs = {n for mark in item.iter_markers("requires") for n in mark.args}
+    marked = any(item.get_closest_marker(m) for m in ("slow", "realmodel", "docker"))
+    path = Path(item.path).resolve()
+    where = path.relative_to(TESTS).as_posix() if path.is_relative_to(TESTS) else path.name
+    return marked or bool(needs & SLOW_NEEDS) or any(fnmatch.fnmatch(where, f) for f in SLOW_FILES)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: the slow set is known by then
 def pytest_collection_modifyitems(config, items):
-    """`requires` marks: a skip marker when something optional is missing (reported at the test)."""
+    """The slow set gets the `slow` mark; `requires` marks: a skip marker when something optional is
+    missing (reported at the test)."""
     for item in items:
+        if slow(item) and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)
         for name in (n for mark in item.iter_markers("requires") for n in mark.args):
             reason, mandatory = missing(name)
             if reason is not None and not mandatory:

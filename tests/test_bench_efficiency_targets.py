@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 from efficiency_report import summarize  # noqa: E402
@@ -27,6 +29,7 @@ def group(profile, rows_by_seed, env="retail"):
                        "rows": rows, "wall": 1.0, "r0": [0.4, 0.4]} for seed, rows in enumerate(rows_by_seed)])
 
 
+@pytest.mark.slow
 def test_the_bench_knows_the_default_and_runs_it_bare():
     import search_efficiency as bench
     assert "default" in bench.STRATEGIES and bench.BARE == ("paper", "default", "gepa")

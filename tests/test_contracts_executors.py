@@ -30,7 +30,9 @@ def ledger_of(config: SearchConfig) -> tuple[list[dict], dict]:
             {"selected": s["selected"]["hash"], "rollouts": s["rollouts"], "curve": s["curve"]})
 
 
-@pytest.mark.parametrize("executor", sorted(EXECUTORS))
+# the scale-out executors (a Ray pool, the PostgreSQL queue) start their engines: in the slow set
+@pytest.mark.parametrize("executor", [pytest.param(e, marks=pytest.mark.slow) if e in ("ray", "queue") else e
+                                      for e in sorted(EXECUTORS)])
 def test_every_executor_gives_the_in_process_ledger(executor, tmp_path, request):
     base = dict(objective="joint", env="toy", model=fixed_latency_model(tmp_path), rounds=1, proposals=2, seed=0,
                 tracking_uri=None, accept="greedy")

@@ -83,6 +83,7 @@ def e2e_run(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_compare_and_challenge_fit_80_columns(e2e_run):
     out = invoke("compare", "runs/e2e", "--split", "heldout", "--epochs", "2", "--resamples", "200")
     check(out)

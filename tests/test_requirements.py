@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 HIDDEN = ("ray", "psycopg", "bfcl_eval")
 FILES = ["tests/test_scale_startup.py", "tests/test_scale_ray_head.py", "tests/test_bfcl_conformance.py"]
@@ -20,10 +22,13 @@ RUN = f"import sys, pytest; sys.modules.update(dict.fromkeys({HIDDEN!r})); sys.e
 def run_without_extras(**env: str) -> subprocess.CompletedProcess:
     base = {k: v for k, v in os.environ.items()
             if not k.startswith("HARNESSX_REQUIRE_") and k not in ("HARNESSX_PG_URL", "PYTEST_ADDOPTS")}
-    return subprocess.run([sys.executable, "-c", RUN, "-q", "-rs", "-p", "no:cacheprovider", *FILES], check=False,
-                          cwd=REPO, capture_output=True, text=True, timeout=600, env={**base, **env})
+    # `-m ""`: these files are in the slow set, which the default options leave out; `-n 0`: one process
+    return subprocess.run([sys.executable, "-c", RUN, "-q", "-rs", "-p", "no:cacheprovider", "-m", "", "-n", "0",
+                           *FILES], check=False,
+                          cwd=REPO, capture_output=True, text=True, env={**base, **env})
 
 
+@pytest.mark.slow
 def test_missing_extras_and_services_skip_with_the_reason():
     out = run_without_extras()
     assert out.returncode == 0, out.stdout[-4000:]
@@ -34,6 +39,7 @@ def test_missing_extras_and_services_skip_with_the_reason():
     assert "needs bfcl_eval (pip install --no-deps bfcl-eval==2026.3.23 mpmath)" in tail
 
 
+@pytest.mark.slow
 def test_a_require_variable_turns_the_skip_into_a_failure():
     out = run_without_extras(HARNESSX_REQUIRE_RAY="1", HARNESSX_REQUIRE_POSTGRES="1")
     assert out.returncode != 0

@@ -61,15 +61,17 @@ async def test_a_retry_after_a_malformed_reply_uses_another_seed_and_the_samplin
 async def test_waiting_for_a_shared_model_does_not_count_against_the_time_limit():
     suite = ToySuite(n_sources=1)
     task = suite.tasks()[0]
-    harness = load_preset("A1").with_switches(max_steps=4, time_limit_s=0.25)
-    queued = FakeClient([get_call("k0")] * 3, wait_s=0.15, queued=True)
+    # a limit of 1 s, model calls of 0.6 s each: 4 queued calls wait 2.4 s, which must not count; the
+    # agent's own work (a few toy steps) stays far below 1 s even on a loaded 2-core machine
+    harness = load_preset("A1").with_switches(max_steps=4, time_limit_s=1.0)
+    queued = FakeClient([get_call("k0")] * 3, wait_s=0.6, queued=True)
     result, traj = await run_rollout(harness, task, suite.make_env(), queued, seed=0)
     end = traj.of_kind("end")[0].data
     assert result.stop_reason != "time_limit" and len(queued.calls) == 4
-    assert end["queue_s"] >= 0.55 and end["agent_s"] < 0.25 and end["model_s"] == 0.0
+    assert end["queue_s"] >= 2.35 and end["agent_s"] < 1.0 and end["model_s"] == 0.0
     assert all("tool_s" in e.data for e in traj.of_kind("tool_result"))
 
-    own = FakeClient([get_call("k0")] * 3, wait_s=0.15, queued=False)
+    own = FakeClient([get_call("k0")] * 3, wait_s=0.6, queued=False)  # the model's own time counts: 2 calls
     result, traj = await run_rollout(harness, task, suite.make_env(), own, seed=0)
     assert result.stop_reason == "time_limit" and len(own.calls) == 2
 

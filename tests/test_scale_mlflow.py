@@ -8,7 +8,7 @@ import asyncio
 import socket
 import subprocess
 import sys
-import time
+from waits import exited, until
 import urllib.request
 
 import pytest
@@ -23,6 +23,14 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _healthy(url: str) -> bool:
+    try:
+        urllib.request.urlopen(url + "/health", timeout=2)  # one try; refused until the server listens
+    except OSError:
+        return False
+    return True
+
+
 @pytest.fixture
 def mlflow_server(tmp_path, pg_databases):
     port = _free_port()
@@ -31,15 +39,7 @@ def mlflow_server(tmp_path, pg_databases):
                              "--workers", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                urllib.request.urlopen(url + "/health", timeout=2)
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"mlflow server did not start on {url}")
-                time.sleep(0.5)
+        until(lambda: _healthy(url), unless=exited(proc, f"the mlflow server answered on {url}"))
         yield url
     finally:
         proc.terminate()  # by its PID, the one we started
@@ -56,7 +56,7 @@ def test_runs_from_several_workers_land_under_one_parent(tmp_path, pg_url, mlflo
     procs = workers(2, "--storage", pg_url, "--study", "team")     # as on machines without the run dir
     try:
         result = asyncio.run(Search(config).run())
-        outputs = [w.communicate(timeout=180)[0] for w in procs]
+        outputs = [w.communicate()[0] for w in procs]  # they exit once the search is done
     finally:
         for w in procs:
             if w.poll() is None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 
 import pytest
 from optuna.trial import TrialState
@@ -23,6 +22,7 @@ from harnessx.harness import load_preset
 from harnessx.models.client import ModelClient
 from harnessx.models.providers import register_script
 from scale_services import facts as _facts, fixed_latency_model, pg_databases, pg_url  # noqa: F401
+from waits import POLL_S, Stopwatch
 
 FAST = {"heartbeat_s": 1, "grace_s": 2, "poll_s": 0.05}
 
@@ -75,12 +75,13 @@ def test_a_silent_worker_is_failed_as_stale_and_its_rollout_rerun_once(tmp_path,
         pending = asyncio.create_task(executor.run(job))
         dead = RolloutQueue(pg_url, "q", QueueSettings(**FAST))
         while (claimed := await asyncio.to_thread(dead.claim)) is None:  # the doomed worker takes the rollout,
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(POLL_S)
         await asyncio.to_thread(dead.heartbeat, claimed.trial_id)       # beats once, then goes silent
-        await asyncio.sleep(FAST["grace_s"] + 1.5)
+        while not any(t.state == TrialState.FAIL for t in await asyncio.to_thread(dead.trials)):
+            await asyncio.sleep(POLL_S)  # until the search's stale check has failed the silent attempt
         live = _worker(pg_url, model)
         serving = asyncio.create_task(live.serve())
-        result, traj = await asyncio.wait_for(pending, 30)
+        result, traj = await pending
         serving.cancel()
         late = await asyncio.to_thread(dead.complete, claimed.trial_id, result, traj)  # the dead one answers late
         await executor.aclose()
@@ -126,7 +127,7 @@ def test_a_terminal_step_longer_than_the_grace_keeps_its_heartbeat(tmp_path, pg_
     checker = threading.Thread(target=search_side)
     checker.start()
     try:
-        stats = asyncio.run(asyncio.wait_for(worker.serve(idle_exit_s=1.0), 120))
+        stats = asyncio.run(worker.serve(idle_exit_s=1.0))  # returns once the queue has been idle 1 s
     finally:
         stop.set()
         checker.join()
@@ -150,11 +151,15 @@ def test_a_resumed_search_takes_answered_rollouts_from_the_queue(tmp_path, pg_ur
     model = ModelClient(fixed_latency_model(tmp_path))
     suite, harness = ToySuite(), load_preset("A1")
     first = Runner(suite, model, executor=_queue_executor(pg_url, model, workers=1))
-    asyncio.run(_run_and_close(first, harness, suite))
+    ran = Stopwatch()
+    ran.time(lambda: asyncio.run(_run_and_close(first, harness, suite)))
     again = Runner(suite, model, executor=_queue_executor(pg_url, model, workers=0))  # no worker at all now
-    started = time.monotonic()
-    results = asyncio.run(asyncio.wait_for(_run_and_close(again, harness, suite), 30))
-    assert len(results) == 12 and time.monotonic() - started < 30
+    try:  # with no worker, a rollout not taken from the queue would wait forever: 10x the first run is that
+        results = asyncio.run(asyncio.wait_for(_run_and_close(again, harness, suite), ran.bound(10)))
+    except TimeoutError:
+        raise AssertionError(f"the resumed search waited for a worker ({ran.bound(10):.0f} s, 10x the first "
+                             "run's wall time): it did not take the answered rollouts from the queue") from None
+    assert len(results) == 12
     assert len(RolloutQueue(pg_url, "q").trials()) == 12  # nothing enqueued twice
 
 

@@ -31,6 +31,7 @@ from harnessx.errors import InputError
 from harnessx.executors.ray_pool import join_cluster
 from harnessx.search import Search, SearchConfig
 from scale_services import REPO, fixed_latency_model
+from waits import exited, until
 
 RAY_PORT_OPTIONS = ("--port", "--node-manager-port", "--object-manager-port", "--ray-client-server-port",
                     "--dashboard-agent-listen-port", "--dashboard-agent-grpc-port", "--runtime-env-agent-port",
@@ -86,11 +87,8 @@ def ray_head():
     head = subprocess.Popen(cmd, env=_ray_env(token), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         address = f"127.0.0.1:{ports['--port']}"
-        deadline = time.monotonic() + 120
-        while "Ray runtime started" not in (temp / "head.log").read_text():
-            if head.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"ray start --head did not come up: {(temp / 'head.log').read_text()[-2000:]}")
-            time.sleep(0.5)
+        until(lambda: "Ray runtime started" in (temp / "head.log").read_text(),
+              unless=exited(head, "ray start --head came up", temp / "head.log"))
         yield address, token, temp / "session_latest" / "logs"
     finally:
         _stop(head)
@@ -103,7 +101,7 @@ def _search(tmp: Path, name: str, env: dict[str, str], *extra: str) -> subproces
            "--rounds", "1", "--proposals", "2", "--seed", "0", "--no-mlflow", "--runs-dir", str(tmp / f"runs-{name}"),
            "--name", name, *extra]
     env = {**env, "PYTHONPATH": str(REPO) + os.pathsep + env.get("PYTHONPATH", "")}
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(cmd, env=env, capture_output=True, text=True)
 
 
 def _outcome(tmp: Path, name: str) -> tuple[str, list[dict]]:

@@ -65,6 +65,7 @@ def good(tmp_path_factory):
     return cfg, search(cfg)
 
 
+@pytest.mark.slow
 def test_a_known_good_edit_is_certified_with_its_n_and_ci(good):
     cfg, result = good
     claim = json.loads((result.run_dir / "claim.json").read_text())
@@ -94,6 +95,7 @@ def test_a_known_good_edit_is_certified_with_its_n_and_ci(good):
     assert Harness.load(result.run_dir / "selected.yaml").provenance["claim"]["certified"] is True
 
 
+@pytest.mark.slow
 def test_a_null_search_is_never_certified(tmp_path):
     """Greedy accepts copies (each draws its own rollouts), so the selection differs from R0 and the
     claim is really tested; across seeded replicates it is never certified."""
@@ -120,6 +122,7 @@ def test_selection_equal_to_r0_spends_no_rollout(tmp_path):
     assert len(list((result.run_dir / "rollouts").glob("*/*.json"))) == result.summary["rollouts"]
 
 
+@pytest.mark.slow
 def test_kill_during_the_claim_then_resume_gives_the_same_claim(good, tmp_path):
     cfg, whole = good
     fresh_cfg = cfg.replaced(runs_dir=str(tmp_path / "runs"))
@@ -136,6 +139,7 @@ def test_kill_during_the_claim_then_resume_gives_the_same_claim(good, tmp_path):
     assert len(counter.keys) <= 2 * 108 - 10 + 4 and len(counter.keys) < whole.summary["claim"]["paid"]  # reused
 
 
+@pytest.mark.slow
 def test_certify_split_none_records_not_run(tmp_path):
     result = search(config(tmp_path, rounds=1), certify=CertifyConfig.from_options("none", None))
     claim = json.loads((result.run_dir / "claim.json").read_text())
@@ -159,6 +163,7 @@ def test_cli_prints_the_claim_and_refuses_a_split_without_tasks(tmp_path):
 
 
 
+@pytest.mark.slow
 def test_summary_export_report_and_viewer_print_the_claim(good, tmp_path):
     from harnessx.report.run_report import build_report
     from harnessx.viewer.app import create_app
@@ -179,6 +184,7 @@ def test_summary_export_report_and_viewer_print_the_claim(good, tmp_path):
     assert not re.search(r"\bgains?\b", html.lower())  # the word, not "against"
 
 
+@pytest.mark.slow
 def test_mlflow_and_optuna_carry_the_claim(good, tmp_path):
     import optuna
     from mlflow import MlflowClient
@@ -204,6 +210,7 @@ def test_mlflow_and_optuna_carry_the_claim(good, tmp_path):
     assert study.user_attrs["claim"]["certified"] is True and study.user_attrs["claim"]["valid_n"] == 108
 
 
+@pytest.mark.slow
 def test_compare_on_the_claims_split_reads_the_claims_rollouts(tmp_path, monkeypatch):
     """`harnessx compare` on held-out after a search pays nothing: the claim's rollouts share its keys."""
     monkeypatch.chdir(tmp_path)

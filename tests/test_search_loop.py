@@ -193,6 +193,7 @@ def test_budget_cap_stops_cleanly(tmp_path):
     assert (result.run_dir / "selected.yaml").is_file()
 
 
+@pytest.mark.slow
 def test_mlflow_parent_and_nested_runs(tmp_path):
     from mlflow import MlflowClient
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 import yaml
 
 from harnessx.envs.toy import ToySuite
@@ -36,6 +37,7 @@ def prerequisites_world(tmp_path, name: str = "prerequisites-help"):
     return profile, model, path
 
 
+@pytest.mark.slow
 def test_rules_search_finds_the_helpful_edit(tmp_path):
     profile, model, path = prerequisites_world(tmp_path)
     suite = ToySuite(n_sources=12)

@@ -64,6 +64,7 @@ def cards(cards_with_scores):
     return {p: ev.scorecard for p, ev in cards_with_scores.items()}
 
 
+@pytest.mark.slow
 async def test_a1_raises_certified_abstention_over_a0(cards):
     assert _rate(cards["A0"].relaxed_sa) == 0.0 and _rate(cards["A0"].naive_m2) == 0.0
     assert _rate(cards["A1"].relaxed_sa) > 0.15
@@ -89,6 +90,7 @@ async def test_self_check_repairs(cards, cards_with_scores):
     assert _rate(cards["C"].solve) >= _rate(cards["A1"].solve)
 
 
+@pytest.mark.slow
 async def test_condition_d_naive_m2_high_gated_sa_zero(cards, suite):
     d = cards["D"]
     # naive M2 is ~0.66 in expectation on this suite (212/320 over 40 seeds); 24 seeds (192 blocked

@@ -77,6 +77,7 @@ def test_marginal_law_is_unchanged():
     assert abs(rate_of(noisy) - expected) < 4 * se
 
 
+@pytest.mark.slow
 async def test_runtime_sends_the_harness_so_copies_agree_on_shared_episodes_only():
     suite = ToySuite(10)
     base = load_preset("A1")

@@ -158,6 +158,7 @@ def _calls(traj) -> list[tuple]:
     return [(e.data["name"], repr(sorted(e.data["arguments"].items()))) for e in traj.of_kind("tool_call")]
 
 
+@pytest.mark.slow
 async def test_parallel_calls_change_nothing_but_the_number_of_model_calls():
     assert load_profile("baseline").parallel_calls is True
     tasks = _tasks()

@@ -87,16 +87,19 @@ def test_commands_and_the_verifier_leave_the_event_loop_free(tmp_path):
         env = TerminalEnv()
         try:
             await env.reset(task, AbandonSpec(mode="file"))
+            _, free_ticks = await ticks_while(asyncio.sleep(1.5))  # a free loop, on this machine, now
             out, command_ticks = await ticks_while(env.execute(bash("sleep 1.5; echo 42 > answer.txt")))
             reward, verify_ticks = await ticks_while(env.verify())
-            return out, command_ticks, reward, verify_ticks
+            return out, free_ticks, command_ticks, reward, verify_ticks
         finally:
             await env.cleanup()
 
-    out, command_ticks, reward, verify_ticks = asyncio.run(episode())
+    out, free_ticks, command_ticks, reward, verify_ticks = asyncio.run(episode())
     assert not out.error and reward == 1.0
-    # 1.5 s of sleeping in the sandbox each: tens of 20 ms ticks when the loop is free, at most 1 if blocked
-    assert command_ticks >= 20 and verify_ticks >= 20, (command_ticks, verify_ticks)
+    # 1.5 s of sleeping in the sandbox each (plus the sandbox's own work): as many 20 ms ticks as 1.5 s of
+    # a free loop gives on this machine (tens when idle, fewer under load), at most 1 if the loop is blocked
+    assert free_ticks >= 4 and min(command_ticks, verify_ticks) >= free_ticks / 2, (free_ticks, command_ticks,
+                                                                                     verify_ticks)
 
 
 @pytest.mark.parametrize("sandbox", ["bwrap", "unshare", pytest.param("docker", marks=pytest.mark.docker)])
@@ -117,7 +120,7 @@ def test_a_cancelled_command_is_killed_in_the_sandbox(tmp_path, sandbox):
         return stopped, left
 
     stopped, left = asyncio.run(episode())
-    assert stopped < 10 and left == [], (stopped, left)  # not the command's 97 s, and nothing left behind
+    assert stopped < 97.531 / 2 and left == [], (stopped, left)  # not the command's 97 s, and nothing left behind
 
 
 def test_a_cancelled_setup_step_is_killed_and_setup_goes_no_further(tmp_path):
@@ -134,7 +137,7 @@ def test_a_cancelled_setup_step_is_killed_and_setup_goes_no_further(tmp_path):
         return stopped, after, left
 
     stopped, after, left = asyncio.run(episode())
-    assert stopped < 10 and not after and left == [], (stopped, after, left)
+    assert stopped < 86.421 / 2 and not after and left == [], (stopped, after, left)  # not the step's 86 s
 
 
 def test_running_aborts_what_runs_and_what_starts_after():
@@ -142,32 +145,42 @@ def test_running_aborts_what_runs_and_what_starts_after():
     first = subprocess.Popen(["sleep", "75.309"], start_new_session=True)
     running.add(kill_launcher(first))
     running.abort()
-    assert first.wait(timeout=10) == -9
+    assert first.wait() == -9  # killed, not its 75 s out: a plain exit would be 0
     second = subprocess.Popen(["sleep", "75.309"], start_new_session=True)
     running.add(kill_launcher(second))  # added after the abort: killed at once
-    assert second.wait(timeout=10) == -9
+    assert second.wait() == -9
 
 
-def test_a_step_that_fails_after_its_wait_was_given_up_logs_nothing(caplog):
+def test_a_step_that_fails_after_its_wait_was_given_up_logs_nothing(caplog, monkeypatch):
     # a second cancellation ends the wait for an aborted step; the step's error, when it comes, is
     # nobody's concern and must not surface as asyncio's "exception was never retrieved"
-    release = threading.Event()
+    from harnessx.envs.terminal import offload as offload_mod
+
+    release, settled = threading.Event(), threading.Event()
+    retrieved = offload_mod._retrieved
+
+    def settle(future):  # the step's end reaching the loop (its error delivered, or dropped): then look
+        retrieved(future)
+        settled.set()
+
+    monkeypatch.setattr(offload_mod, "_retrieved", settle)
 
     def step():
-        release.wait(10)
+        release.wait()
         raise RuntimeError("the aborted step failed late")
 
     async def main():
         waiting = asyncio.create_task(offload(step, abort=lambda: None))
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0)  # the step is submitted
         waiting.cancel()
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0)  # its abort is under way
         waiting.cancel()
         with pytest.raises(asyncio.CancelledError):
             await waiting
         release.set()
-        await asyncio.sleep(0.3)
+        while not settled.is_set():
+            await asyncio.sleep(0.01)
 
     asyncio.run(main())
     gc.collect()
-    assert "never retrieved" not in caplog.text
+    assert settled.is_set() and "never retrieved" not in caplog.text

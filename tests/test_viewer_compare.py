@@ -41,6 +41,7 @@ def text(client, url: str) -> str:
     return response.get_data(as_text=True)
 
 
+@pytest.mark.slow
 def test_compare_stores_both_harnesses_heldout_trials_with_rollout_keys(site):
     _, run, _ = site
     compare, report = heldout_report(run)
@@ -75,6 +76,7 @@ def test_diff_names_a_split_the_compare_did_not_run(site):
     assert out.exit_code == 2 and "'independent' was not run" in " ".join(out.output.split())
 
 
+@pytest.mark.slow
 def test_search_page_links_to_the_heldout_flips_and_a_side_by_side(site):
     _, run, client = site
     _, report = heldout_report(run)

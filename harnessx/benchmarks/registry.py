@@ -15,7 +15,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from harnessx.benchmarks.base import Benchmark, DataOption
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.plugins import Registry, is_import_path, subclass_of
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def get_benchmark(name: str) -> Benchmark:
     if is_import_path(name):
         return _load(name)()
     if name not in names():
-        raise InputError("benchmark", f"unknown benchmark {name!r}", f"one of {names()}")
+        raise InputError("benchmark", f"unknown benchmark {name!r}", one_of(names()))
     return _discovered()[name]()
 
 

@@ -24,7 +24,7 @@ from harnessx.cf.items import Item, check_sources, load_articles, load_items
 from harnessx.cf.labels import CONDITIONS
 from harnessx.cf.protocol import MAX_RETRIES, STRICT_JSON, parse_answer, user_prompt
 from harnessx.envs.base import AbandonSpec, EnvStart, StateChange, StepOutcome, ToolSpec
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.tasks import Reference, Task, ToolCall
 
 SEARCH_TOOL = "web_search"
@@ -101,7 +101,7 @@ class CFSuite:
     def __init__(self, condition: str = "search", items: str | None = None, corpus: str | None = None,
                  k: int = TOP_K, index: str | None = None, engine: SearchEngine | None = None):
         if condition not in CONDITIONS:
-            raise InputError("condition", f"unknown condition {condition!r}", f"one of {list(CONDITIONS)}")
+            raise InputError("condition", f"unknown condition {condition!r}", one_of(CONDITIONS))
         self.condition, self.k, self._engine = condition, k, engine
         if items:
             self.items = load_items(items)

@@ -12,7 +12,7 @@ from harnessx.cf.benchmark import CF, DEFAULT_JUDGE
 from harnessx.cf.env import CFSuite
 from harnessx.cf.judge import LLMAlignmentJudge
 from harnessx.cf.labels import CONDITIONS
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.benchmarks.evaluate import evaluate, require_evaluated
 from harnessx.harness import Harness, load_preset
 from harnessx.io_write import write_atomic
@@ -48,10 +48,10 @@ def harness_for(harness: Harness | None, condition: str) -> Harness:
 
 async def run_eval(cfg: CFEvalConfig, progress: ProgressFn | None = None) -> dict:
     if cfg.split not in SPLITS:
-        raise InputError("--split", f"unknown split {cfg.split!r}", f"one of {', '.join(SPLITS)}")
+        raise InputError("--split", f"unknown split {cfg.split!r}", one_of(SPLITS))
     for condition in cfg.conditions:
         if condition not in CONDITIONS:
-            raise InputError("--condition", f"unknown condition {condition!r}", f"one of {', '.join(CONDITIONS)}")
+            raise InputError("--condition", f"unknown condition {condition!r}", one_of(CONDITIONS))
     out = Path(cfg.out)
     model = ModelClient(cfg.model, api_base=cfg.api_base, reasoning_effort=cfg.reasoning_effort)
     judge_client = ModelClient(cfg.judge_model, temperature=0.0) if cfg.judge_model else None

@@ -14,7 +14,7 @@ from rich.console import Console
 from harnessx.cli.boundary import describe
 from harnessx.cli.numbers import in_range
 from harnessx.envs.registry import DEFAULT_ENV, SUITES
-from harnessx.errors import HarnessXError, InputError
+from harnessx.errors import HarnessXError, InputError, one_of
 
 console = Console()
 err_console = Console(stderr=True)
@@ -86,10 +86,10 @@ def parse_data(env: str, data: list[str] | None) -> dict[str, str]:
     for item in data:
         key, sep, value = item.partition("=")
         if not sep:
-            raise InputError("--data", f"{item!r} is not KEY=VALUE", f"one of {sorted(known)}" if known else None)
+            raise InputError("--data", f"{item!r} is not KEY=VALUE", one_of(sorted(known)) if known else None)
         if key not in known:
             raise InputError("--data", f"--env {env} has no data option {key!r}",
-                             f"one of {sorted(known)}" if known else "no --data for this environment")
+                             one_of(sorted(known)) if known else "no --data for this environment")
         option = known[key]
         if option.option in out:
             raise InputError("--data", f"{key} given twice")

@@ -8,7 +8,7 @@ import typer
 
 from harnessx.cli.aliases import aliased
 from harnessx.cli.common import console, friendly_errors
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.search.uris import DEFAULT_MLFLOW_URI
 
 FORMATS = ("harnessx", "openai")
@@ -42,7 +42,7 @@ def export(
     from harnessx.search.uris import check_tracking_uri
 
     if fmt not in FORMATS:
-        raise InputError("--format", f"unknown format {fmt!r}", f"one of {', '.join(FORMATS)}")
+        raise InputError("--format", f"unknown format {fmt!r}", one_of(FORMATS))
     for flag, given in (("--tools", tools is not None), ("--env-tools", env_tools)):
         if given and fmt != "openai":
             raise InputError(flag, "applies to --format openai only")

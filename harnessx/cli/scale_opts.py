@@ -6,7 +6,7 @@ import socket
 
 import typer
 
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.executors import EXECUTORS
 from harnessx.extras import require_extra
 from harnessx.search.uris import check_storage
@@ -42,7 +42,7 @@ def pool_size(executor: str, ray_actors: int | None, local_rollouts: int | None,
 
 def check_executor(executor: str, ray_address: str | None, storage: str | None) -> None:
     if executor not in EXECUTORS:
-        raise InputError("--executor", f"unknown executor {executor!r}", f"one of {', '.join(EXECUTORS)}")
+        raise InputError("--executor", f"unknown executor {executor!r}", one_of(EXECUTORS))
     if ray_address and executor != "ray":
         raise InputError("--ray-address", f"applies to --executor ray, not {executor!r}")
     if executor == "queue":

@@ -143,8 +143,10 @@ def search(
     runner = Search(config, reporter=ProgressReporter(progress),
                     certify=CertifyConfig.from_options(certify_split, certify_epochs))
     sim = runner.model.simulated
+    rule = runner.acceptance.name  # the rule that runs; `default` names one of them (an alias): say both
     console.print(f"[bold]harnessx search[/] {config.run_name}: objective={objective} env={env} "
-                  f"model={runner.model.describe()} proposer={runner.proposer.name} accept={runner.acceptance.name}")
+                  f"model={runner.model.describe()} proposer={runner.proposer.name} "
+                  f"accept={accept if accept in (rule, None) else f'{accept} ({rule})'}")
     if sim:
         console.print("[yellow]Simulated task agent: numbers test the pipeline; they are not a model's result.[/]")
     elif warning := copies_warning(epochs, temperature or 0.0, [], simulated=False):

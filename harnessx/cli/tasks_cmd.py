@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from harnessx.cli.common import (DataOpt, EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors,
                                  open_suite)
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.formatting.table import Table
 from harnessx.io_write import write_atomic
 
@@ -27,7 +27,7 @@ def list_tasks(env: str = EnvOpt, split: str = typer.Option(None, help="search, 
         from harnessx.comparison.setup import SPLITS  # the runner and LiteLLM come with it
 
         if split not in SPLITS:
-            raise InputError("--split", f"unknown split {split!r}", f"one of {', '.join(SPLITS)}")
+            raise InputError("--split", f"unknown split {split!r}", one_of(SPLITS))
     tasks = open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, data=data).tasks(split)
     rows = [[escape(task.id), "-", "[red]INVALID[/]", escape(str(task.metadata["load_error"]))]
             if task.metadata.get("load_error") else

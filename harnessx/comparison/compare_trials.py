@@ -17,7 +17,7 @@ from typing import Any
 
 from harnessx.comparison.run_trials import Candidate, SearchRun, cached_trajectory, scored_trial
 from harnessx.comparison.runs import Contender
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.harness.model import Harness
 from harnessx.io_read import read_jsonl
 from harnessx.io_write import write_atomic
@@ -84,7 +84,7 @@ class CompareRun:
                 found[name] = (file, header, rows)
         if split is not None and split not in found:
             raise InputError("--split", f"{split!r} was not run by the compares in {self.path}",
-                             f"one of {', '.join(found) or 'none'}")
+                             one_of(found))
         split = split or ("heldout" if "heldout" in found else next(iter(found), None))
         self.file, self.header, self.rows = found[split] if split else (files[-1], *_read(files[-1]))
         self.split = split or "heldout"

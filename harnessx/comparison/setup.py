@@ -18,7 +18,7 @@ from harnessx.agent.shared_cache import shared_cache
 from harnessx.comparison.runs import Contender, run_setting
 from harnessx.envs.base import Suite
 from harnessx.envs.registry import DEFAULT_ENV
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.formatting.progress import ProgressConfig, RunProgress
 from harnessx.models.client import DEFAULT_MODEL, ModelClient
 from harnessx.io_write import check_out_dir
@@ -113,7 +113,7 @@ def split_tasks(suite: Suite, splits: list[str], sources: int = 0) -> dict[str, 
     out = {}
     for split in splits:
         if split not in SPLITS:
-            raise InputError("--split", f"unknown split {split!r}", f"one of {', '.join(SPLITS)}")
+            raise InputError("--split", f"unknown split {split!r}", one_of(SPLITS))
         tasks = suite.tasks(split)
         if not tasks:
             raise InputError("--split", f"environment {suite.name!r} has no {split!r} tasks")

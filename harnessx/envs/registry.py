@@ -68,7 +68,7 @@ def suite_class(name: str) -> type:
         return ENVIRONMENTS.load(name)  # type: ignore[return-value]
     provided = benchmark_suites()
     if name not in provided:
-        raise InputError("--env", f"unknown environment {name!r}", f"one of {', '.join([*SUITES, *provided])}, "
+        raise InputError("--env", f"unknown environment {name!r}", f"{one_of([*SUITES, *provided])}, "
                          "or an import path package.module:Class")
     try:
         return import_target(provided[name])  # type: ignore[return-value]

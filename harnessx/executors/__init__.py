@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from harnessx.envs.base import Suite
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.executors.base import Executor, ExecutorConfig, ExecutorError, RolloutJob
 
 if TYPE_CHECKING:  # the client (LiteLLM) and the in-process runtime load when an executor is made
@@ -68,4 +68,4 @@ def make_executor(spec: str | ExecutorConfig | Executor | None, suite: Suite, mo
         return QueueExecutor(suite, model, check_rdb_url(spec.storage), spec.queue_name, queue_config or {},
                              workers=1 if spec.workers is None else spec.workers,
                              settings=QueueSettings(**spec.options))
-    raise InputError("--executor", f"unknown executor {spec.kind!r}", f"one of {', '.join(EXECUTORS)}")
+    raise InputError("--executor", f"unknown executor {spec.kind!r}", one_of(EXECUTORS))

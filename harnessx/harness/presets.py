@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.harness.model import Harness
 
 PRESET_DIR = Path(__file__).parent / "presets"
@@ -18,7 +18,7 @@ def load_preset(name: str, flag: str = "--preset") -> Harness:
     """The preset `name`; an unknown name is bad input of `flag`, the option the user gave it to."""
     path = PRESET_DIR / f"{name}.yaml"
     if not path.is_file():
-        expected = f"one of {preset_names()}" if flag == "--preset" else f"a harness file or one of {preset_names()}"
+        expected = one_of(preset_names()) if flag == "--preset" else f"a harness file or {one_of(preset_names())}"
         raise InputError(flag, f"unknown preset {name!r}", expected)
     return Harness.load(path)
 

@@ -20,7 +20,7 @@ import yaml
 
 from harnessx.envs.retail.calculator import calculate
 from harnessx.envs.retail.toolspecs import TOOL_SPECS
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.kapro.items import KaproItem, Step
 from harnessx.kapro.rubric import classify
 
@@ -46,7 +46,7 @@ def load_catalogue(data_dir: Path = DATA_DIR) -> dict[str, dict[str, Any]]:
             where = f"{data_dir / 'tools.yaml'}: servers.{server}.tools.{name}"
             if tool.get("from") == "retail":
                 if name not in retail:
-                    raise InputError(where, "not a retail tool", f"one of {sorted(retail)}")
+                    raise InputError(where, "not a retail tool", one_of(sorted(retail)))
                 block = retail[name].openai()
             else:
                 block = {"type": "function", "function": {"name": name, "description": tool["description"],

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from harnessx.errors import one_of
+
 LEVELS = ("minimal", "low", "medium", "high")
 MIN_BUDGET = 1024  # the smallest thinking budget providers accept (Anthropic's floor)
-EXPECTED = f"one of {', '.join(LEVELS)}, or a thinking budget in tokens (an integer >= {MIN_BUDGET})"
+EXPECTED = f"{one_of(LEVELS)}, or a thinking budget in tokens (an integer >= {MIN_BUDGET})"
 
 
 def check_reasoning_effort(value: str | int | None) -> str | None:

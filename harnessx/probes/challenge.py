@@ -18,6 +18,7 @@ from collections import Counter
 
 from harnessx.agent.result import RolloutResult
 from harnessx.agent.runner import ProgressFn, Runner
+from harnessx.errors import one_of
 from harnessx.harness.model import Harness
 from harnessx.probes.transitions import contrast_name, pooled, replicate_transitions, summarize
 from harnessx.scoring import Judge, Rate, score_rollout
@@ -40,7 +41,7 @@ def predicates_for(env: str, pre: str | None = None, post: str | None = None) ->
     chosen = (pre or default_pre, post or default_post)
     unknown = [p for p in chosen if p not in PREDICATES]
     if unknown:
-        raise ValueError(f"unknown status predicate(s) {unknown} (expected one of {', '.join(PREDICATES)})")
+        raise ValueError(f"unknown status predicate(s) {unknown} (expected {one_of(PREDICATES)})")
     return chosen
 
 

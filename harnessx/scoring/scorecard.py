@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from harnessx.errors import one_of
 from harnessx.scoring.pairs import pairs_right_both_ways
 from harnessx.scoring.rate import MeanValue, Rate
 from harnessx.scoring.task_score import TaskScore
@@ -85,7 +86,7 @@ class Scorecard:
     def objective(self, name: str) -> Rate:
         """The search objective: `sa` (strict SA on blocked trials), `joint` (pooled) or `joint_clean`."""
         if name not in OBJECTIVES:
-            raise ValueError(f"unknown objective {name!r} (expected one of {', '.join(OBJECTIVES)})")
+            raise ValueError(f"unknown objective {name!r} (expected {one_of(OBJECTIVES)})")
         return getattr(self, OBJECTIVES[name])
 
     def to_dict(self) -> dict:

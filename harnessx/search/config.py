@@ -19,7 +19,7 @@ from typing import Any
 
 from harnessx.agent.sampling import epoch_seeds
 from harnessx.envs.registry import DEFAULT_ENV
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.executors import EXECUTORS
 from harnessx.models.defaults import DEFAULT_MODEL
 from harnessx.search.names import DEFAULT_PROPOSER, DEFAULT_RULE
@@ -98,7 +98,7 @@ class ExecutionConfig:
 
     def __post_init__(self) -> None:
         if self.executor not in EXECUTORS:
-            raise InputError("--executor", f"unknown executor {self.executor!r}", f"one of {', '.join(EXECUTORS)}")
+            raise InputError("--executor", f"unknown executor {self.executor!r}", one_of(EXECUTORS))
         _at_least("--concurrency", self.concurrency, 1, "an integer >= 1")
         _at_least("--workers", self.workers, 0, "an integer >= 0")
         if self.ray_address and self.executor != "ray":

@@ -4,7 +4,7 @@ their benchmarks land). The Objective type lives in `harnessx.scoring.objective`
 from __future__ import annotations
 
 from harnessx.benchmarks import objectives
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.scoring.objective import Objective
 
 __all__ = ["Objective", "get_objective", "objective_names"]
@@ -17,7 +17,7 @@ def objective_names() -> list[str]:
 def get_objective(name: str) -> Objective:
     known = objectives()
     if name not in known:
-        raise InputError("--objective", f"unknown objective {name!r}", f"one of {', '.join(known)}")
+        raise InputError("--objective", f"unknown objective {name!r}", one_of(known))
     return known[name]
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from optuna.distributions import BaseDistribution, CategoricalDistribution, IntDistribution
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.harness import COMPONENTS, Harness, Switches, resolve_harness
 from harnessx.scoring.failure_modes import BLOCKED, FEASIBLE
 from harnessx.validation import read_mapping, validate
@@ -186,7 +186,7 @@ def load_space(spec: str = "default") -> SearchSpace:
     """A space by name (`search_spaces/<name>.yaml`) or path; errors name the file and the field."""
     path = Path(spec) if spec.endswith((".yaml", ".yml")) else SPACE_DIR / f"{spec}.yaml"
     if not path.is_file():
-        raise InputError("--space", f"no search space {spec!r}", f"a YAML path or one of {space_names()}")
+        raise InputError("--space", f"no search space {spec!r}", "a YAML path or " + one_of(space_names()))
     data = read_mapping(path)
     space = validate(SearchSpace, {**data, "source": str(path)}, str(path))
     try:

@@ -18,7 +18,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, field_validator, model_validator
 
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.tasks import FAMILIES
 from harnessx.validation import read_mapping, validate
 
@@ -120,7 +120,7 @@ class Profile(BaseModel):
         extensions = extension_rates()
         for name, value in rates.items():
             if name not in RATE_NAMES and name not in extensions:
-                raise ValueError(f"unknown rate {name!r} (expected one of {', '.join(RATE_NAMES)}, or a "
+                raise ValueError(f"unknown rate {name!r} (expected {one_of(RATE_NAMES)}, or a "
                                  f"benchmark's {', '.join(sorted(extensions))})")
             values = value if isinstance(value, dict) else {"": value}
             keys = extensions.get(name) or FAMILIES
@@ -185,7 +185,7 @@ def _read(name: str, base: Path | None = None, chain: tuple[Path, ...] = ()) -> 
     if not path.is_file():
         where = f"{chain[-1]}: extends" if chain else "--model"
         raise InputError(where, f"unknown simulated profile {name!r}",
-                         f"sim/<profile> with one of {profile_names()} or a profile YAML path"
+                         f"sim/<profile> with {one_of(profile_names())} or a profile YAML path"
                          + (f" (relative to {chain[-1].parent})" if chain else ""))
     resolved = path.resolve()
     if resolved in chain:

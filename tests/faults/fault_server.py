@@ -22,12 +22,13 @@ SERVER_ERROR = (500, {}, b'{"error": {"message": "boom", "type": "server_error"}
 MALFORMED = (200, {}, b'{"id": "c1", "choices": [')          # truncated JSON body
 NOT_JSON = (200, {}, b"<html>gateway</html>")                 # malformed body
 UNAUTHORIZED = (401, {}, b'{"error": {"message": "invalid api key", "type": "auth"}}')
-HANG = "hang"                                                  # never answers within the client timeout
+HANG = "hang"                                                  # never answers (until the server closes)
 
 
 class FaultServer:
     def __init__(self, plan: list):
         self.plan, self.requests, self.times = list(plan), 0, []
+        self.closing = threading.Event()  # a hanging request is held until the server closes
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -38,7 +39,7 @@ class FaultServer:
                 step = outer.plan[min(outer.requests, len(outer.plan) - 1)]
                 outer.requests += 1
                 if step == HANG:
-                    time.sleep(3)
+                    outer.closing.wait()
                     return
                 status, headers, body = step
                 self.send_response(status)
@@ -66,6 +67,7 @@ class FaultServer:
         return self
 
     def __exit__(self, *exc) -> None:
+        self.closing.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 

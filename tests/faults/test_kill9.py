@@ -48,6 +48,7 @@ from pathlib import Path
 import pytest
 
 import kill9_child
+from waits import Stopwatch
 
 PROFILE = "name: slow\nextends: baseline\nlatency: {dist: fixed, mean_s: 0.01}\n"
 # site -> (points there, the largest n drawn: small, so that one kill does not skip much of the search)
@@ -141,6 +142,7 @@ class Searches:
         self.ctx = multiprocessing.get_context("forkserver")
         self.ctx.set_forkserver_preload(PRELOAD)
         self.template = tmp / "empty-mlflow.db"
+        self.full_search = Stopwatch()  # the uninterrupted search's wall time, measured by the first run
         MlflowClient(tracking_uri=f"sqlite:///{self.template}").search_experiments()
 
     def run(self, chain: Chain, failpoint: str = "") -> int:
@@ -152,12 +154,17 @@ class Searches:
             shutil.copyfile(self.template, root / "mlflow.db")  # an empty MLflow store, migrated once
         started = time.monotonic()
         proc.start()
-        proc.join(timeout=120)
+        # the first process (the uninterrupted reference) is waited for until it exits; every later one
+        # does at most a whole search's work, so 10x the reference's wall time on this machine is a hang
+        proc.join(timeout=self.full_search.bound(10) if self.full_search.seconds else None)
         chain.seconds.append(round(time.monotonic() - started, 1))
+        if not self.full_search.seconds:
+            self.full_search.seconds.append(time.monotonic() - started)
         if proc.exitcode is None:
             proc.kill()
             proc.join()
-            raise AssertionError(f"search process hung ({failpoint}): {tail(root)}")
+            raise AssertionError(f"search process hung ({failpoint}; {chain.seconds[-1]} s, 10x the uninterrupted "
+                                 f"search's {self.full_search.seconds[0]:.1f} s): {tail(root)}")
         chain.pids.append(proc.pid)
         return proc.exitcode
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 
 import litellm
 import pytest
 from typer.testing import CliRunner
 
+from waits import recorded_sleeps
 from fault_server import (HANG, MALFORMED, NOT_JSON, OK, RATE_LIMITED, SERVER_ERROR, UNAUTHORIZED, FaultServer,
                           closed_port)
 from harnessx.agent.runner import RolloutCache, Runner
@@ -22,7 +22,7 @@ from harnessx.errors import InputError, ModelCallError
 from harnessx.evaluation import evaluate
 from harnessx.harness import load_preset
 from harnessx.models import ModelClient
-from harnessx.models.preflight import preflight
+from harnessx.models.preflight import PREFLIGHT_TIMEOUT_S, preflight
 from harnessx.models.providers import register_script
 from harnessx.search import Search, SearchConfig
 from harnessx.sim import respond
@@ -30,18 +30,22 @@ from harnessx.sim import respond
 MESSAGES = [{"role": "user", "content": "hi"}]
 
 
+@pytest.fixture
+def waits(monkeypatch) -> list[float]:
+    return recorded_sleeps(monkeypatch)
+
+
 def client(url: str, **kw) -> ModelClient:
     return ModelClient("openai/fault", api_base=url, api_key="test-key", backoff_s=0.01, timeout_s=1, **kw)
 
 
 # --- the provider layer: classification and retries -------------------------------------------------
-def test_retry_after_is_honoured_and_a_429_then_ok_answers():
+def test_retry_after_is_honoured_and_a_429_then_ok_answers(waits):
     with FaultServer([RATE_LIMITED, OK]) as srv:
-        start = time.monotonic()
         reply = asyncio.run(client(srv.url, max_retries=2).complete(MESSAGES))
         assert reply.text == "OK" and reply.retries == 1 and srv.requests == 2
         assert srv.times[1] - srv.times[0] >= 0.95  # Retry-After: 1 (the backoff alone is 0.01 s)
-    assert time.monotonic() - start < 10
+    assert waits == [1.0]  # one wait, exactly what Retry-After asked (not a longer backoff)
 
 
 @pytest.mark.parametrize("plan, kind, requests", [
@@ -71,15 +75,25 @@ def test_a_dead_endpoint_is_a_connection_failure():
     ("openai/gpt-4.1-mini", None, ModelCallError, ["gpt-4.1-mini", "auth", "credentials"]),
 ])
 def test_preflight_fails_fast_naming_model_base_url_and_the_providers_error(model, api_base, error, words,
-                                                                              monkeypatch):
+                                                                              monkeypatch, waits):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     if api_base == "CLOSED":
         api_base = f"http://127.0.0.1:{closed_port()}/v1"
-    start = time.monotonic()
+    calls: list[dict] = []
+    acompletion = litellm.acompletion
+
+    async def counted(**kwargs):
+        calls.append(kwargs)
+        return await acompletion(**kwargs)
+
+    monkeypatch.setattr(litellm, "acompletion", counted)
     with pytest.raises(error) as info:
         key = "test-key" if api_base and api_base.startswith("http") else None
         asyncio.run(preflight(ModelClient(model, api_base=api_base, api_key=key, backoff_s=0.01)))
-    assert time.monotonic() - start < 15
+    # fast, whatever the machine's load: at most two tries, each under the pre-flight's short timeout
+    # (not the run's), and at most one short wait between them
+    assert len(calls) <= 2 and all(c["timeout"] <= PREFLIGHT_TIMEOUT_S for c in calls), calls
+    assert len(waits) <= 1 and sum(waits) <= 0.5, waits
     text = str(info.value)
     assert "\n" not in text.strip() and all(w in text for w in words), text
 

@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 
 INSTALL = "pip install --no-deps bfcl-eval==2026.3.23 mpmath"
 CATEGORIES = ("base", "miss_func", "miss_param", "long_context")
@@ -77,7 +77,7 @@ def _jsonl(path: Path) -> list[dict]:
 @lru_cache(maxsize=16)
 def load_category(category: str, bfcl_dir: str | None = None) -> tuple[Entry, ...]:
     if category not in CATEGORIES:
-        raise InputError("category", f"unknown BFCL multi-turn category {category!r}", f"one of {list(CATEGORIES)}")
+        raise InputError("category", f"unknown BFCL multi-turn category {category!r}", one_of(CATEGORIES))
     root = data_dir(bfcl_dir)
     name = f"BFCL_v4_multi_turn_{category}.json"
     answers = {row["id"]: row["ground_truth"] for row in _jsonl(root / "possible_answer" / name)}
@@ -109,6 +109,6 @@ def func_docs(classes: list[str], bfcl_dir: str | None = None) -> list[dict]:
     docs: list[dict] = []
     for name in classes:
         if name not in FILES:
-            raise InputError("involved_classes", f"unknown BFCL API class {name!r}", f"one of {sorted(FILES)}")
+            raise InputError("involved_classes", f"unknown BFCL API class {name!r}", one_of(sorted(FILES)))
         docs.extend(_doc_file(root, FILES[name]))
     return docs

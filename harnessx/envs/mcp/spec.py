@@ -21,7 +21,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 
 SUITE_FILE = "mcp.yaml"  # what a folder given to --tasks-dir must hold
 
@@ -169,7 +169,7 @@ def _raise(where: str, exc: ValidationError, known: list[str]) -> None:
     loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith(("function-", "list[", "dict["))))
     field = _field(loc) or "(record)"
     if err["type"] == "extra_forbidden":
-        raise InputError(where, f"unknown field {field!r}", f"one of {known}" if len(loc) == 1 else None) from None
+        raise InputError(where, f"unknown field {field!r}", one_of(known) if len(loc) == 1 else None) from None
     if err["type"] == "missing":
         raise InputError(where, f"missing field {field!r}") from None
     raise InputError(where, f"field {field!r}: {err['msg']}") from None

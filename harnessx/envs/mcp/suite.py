@@ -25,7 +25,7 @@ import harnessx.envs.mcp.twins as twins
 from harnessx.envs.mcp.env import MCPEnv, is_read_only
 from harnessx.envs.mcp.session import ServerFailure, ServerSession
 from harnessx.envs.mcp.spec import ServerSpec, read_suite, read_tasks
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.tasks import Task
 
 CACHE_ENV = "HARNESSX_MCP_CACHE"
@@ -100,7 +100,7 @@ class MCPSuite:
         for where, record in records:
             for field, tool in record.tool_fields():
                 if tool not in names:
-                    raise InputError(where, f"field {field!r}: the server has no tool {tool!r}", f"one of {sorted(names)}")
+                    raise InputError(where, f"field {field!r}: the server has no tool {tool!r}", one_of(sorted(names)))
             check_arguments(where, record, {t.name: t for t in tools})
         read_only = {t.name for t in tools if is_read_only(t)}
         self.fingerprint = fingerprint(self.spec, self.folder, info, tools)

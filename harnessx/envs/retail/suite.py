@@ -22,7 +22,7 @@ from harnessx.envs.retail.generator import CONFIG_DIR, generated_db, load_people
 from harnessx.envs.retail.schema import RetailDB
 from harnessx.envs.retail.tau2 import load_tau2, tau2_tasks_as_feasible
 from harnessx.envs.retail.users import USER_MODES
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.tasks import Task
 
 POLICY_PATH = Path(__file__).parent / "policy.md"
@@ -70,7 +70,7 @@ class RetailSuite:
                  tau2_tasks: bool = False, tasks_file: str | Path | None = None, user_mode: str = "solo",
                  user_model: str | None = None, user_api_base: str | None = None):
         if user_mode not in USER_MODES:
-            raise InputError("--user-mode", f"unknown user mode {user_mode!r}", f"one of {list(USER_MODES)}")
+            raise InputError("--user-mode", f"unknown user mode {user_mode!r}", one_of(USER_MODES))
         if user_mode == "llm" and not user_model:
             raise InputError("--user-model", "user mode 'llm' needs a user model", "a LiteLLM model string")
         root = str(Path(config_dir or CONFIG_DIR).resolve())

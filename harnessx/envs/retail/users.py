@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Any, Protocol
 
+from harnessx.errors import one_of
 from harnessx.tasks import Task
 
 if TYPE_CHECKING:
@@ -147,4 +148,4 @@ def make_customer(mode: str, task: Task, client: ModelClient | None = None, seed
         if client is None:
             raise ValueError("user mode 'llm' needs a user model")
         return LLMUser(task, client, seed)
-    raise ValueError(f"unknown user mode {mode!r}; one of {USER_MODES}")
+    raise ValueError(f"unknown user mode {mode!r}; {one_of(USER_MODES)}")

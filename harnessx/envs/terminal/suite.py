@@ -13,7 +13,7 @@ from __future__ import annotations
 from harnessx.envs.terminal.env import TerminalEnv
 from harnessx.envs.terminal.loader import load_dir
 from harnessx.envs.terminal.sandbox import NAMES, default_sandbox
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.tasks import Task
 
 
@@ -22,7 +22,7 @@ class TerminalSuite:
 
     def __init__(self, tasks_dir: str | None = None, sandbox: str | None = None, image: str | None = None):
         if sandbox is not None and sandbox not in NAMES:
-            raise InputError("--sandbox", f"unknown sandbox {sandbox!r}", f"one of {', '.join(NAMES)}")
+            raise InputError("--sandbox", f"unknown sandbox {sandbox!r}", one_of(NAMES))
         self.sandbox = sandbox
         self.sandbox_options = {"image": image} if image else {}
         if tasks_dir:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 
 from harnessx.envs.terminal.sandbox.base import ExecResult, Layout, Limits, Sandbox
-from harnessx.errors import EnvironmentFailure, InputError
+from harnessx.errors import EnvironmentFailure, InputError, one_of
 
 NAMES = ("bwrap", "unshare", "docker")
 
@@ -36,7 +36,7 @@ def make_sandbox(name: str | None = None, **options) -> Sandbox:
         from harnessx.envs.terminal.sandbox.docker import DockerSandbox
 
         return DockerSandbox(**options)
-    raise InputError("sandbox", f"unknown sandbox {name!r}", f"one of {', '.join(NAMES)}")
+    raise InputError("sandbox", f"unknown sandbox {name!r}", one_of(NAMES))
 
 
 __all__ = ["ExecResult", "Layout", "Limits", "Sandbox", "make_sandbox", "default_sandbox", "NAMES"]
