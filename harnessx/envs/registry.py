@@ -15,7 +15,7 @@ import importlib
 from typing import Any
 
 from harnessx.envs.base import Suite
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.plugins import Registry, import_target, is_import_path, summary
 
 DEFAULT_ENV = "retail"  # the built-in suite used when no --env is given
