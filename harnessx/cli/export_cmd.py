@@ -6,15 +6,16 @@ from pathlib import Path
 
 import typer
 
+from harnessx.cli import checks
 from harnessx.cli.aliases import aliased
 from harnessx.cli.common import console, friendly_errors
 from harnessx.search.uris import DEFAULT_MLFLOW_URI
 
 
 def export(
-    run_dir: Path = typer.Argument(..., help="A search run directory, e.g. runs/joint-retail."),
-    out: Path = typer.Option(Path("harness.yaml"), "--out", help="Where to write the harness (YAML, or .json)."),
-    mlflow_register: str = typer.Option(None, "--mlflow-register", help="Also register it in the MLflow model "
+    run_dir: Path = typer.Argument(..., callback=checks.existing("dir"), help="A search run directory, e.g. runs/joint-retail."),
+    out: Path = typer.Option(Path("harness.yaml"), "--out", callback=checks.writable_file, help="Where to write the harness (YAML, or .json)."),
+    mlflow_register: str = typer.Option(None, "--mlflow-register", callback=checks.registry_name, help="Also register it in the MLflow model "
                                         "registry under this name, with alias `champion`."),
     tracking_uri: str = typer.Option(DEFAULT_MLFLOW_URI, "--tracking-uri", help="MLflow tracking/registry URI."),
 ) -> None:

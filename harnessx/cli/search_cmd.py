@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import shlex
 import sys
 from pathlib import Path
@@ -14,7 +15,8 @@ from harnessx.cli.aliases import aliased
 from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, DataOpt, EnvOpt, ReasoningEffortOpt, SandboxOpt, TasksDirOpt,
                                  Tau2DirOpt, TemperatureOpt, TopPOpt, UserModelOpt, UserModeOpt, console, friendly_errors,
                                  suite_kwargs)
-from harnessx.cli.numbers import NON_NEGATIVE, PROBABILITY_OPEN
+from harnessx.cli import checks
+from harnessx.cli.numbers import NON_NEGATIVE, PROBABILITY_OPEN, in_range
 from harnessx.cli.scale_opts import (ExecutorOpt, LocalRolloutsOpt, RayActorsOpt, RayAddressOpt, WorkersAliasOpt,
                                      check_executor, pool_size)
 from harnessx.errors import InputError
@@ -58,7 +60,7 @@ class ProgressReporter(Reporter):
 
 
 def search(
-    objective: str = typer.Option("joint", "--objective", help="What to maximise: joint (pooled strict SA + solve), "
+    objective: str = typer.Option("joint", "--objective", callback=checks.objective, help="What to maximise: joint (pooled strict SA + solve), "
                                   "sa (strict SA on blocked search tasks) or another objective a benchmark declares "
                                   "(kas, nas, ...; an unknown name is refused with the full list)."),
     env: str = EnvOpt,
@@ -73,14 +75,14 @@ def search(
                                "proposal on a few blocked-feasible pairs, promotes the leaders with futility stops and "
                                "moves on modest evidence; the claim at the end certifies), paired (paired test + Holm + racing) "
                                "or greedy (the paper's: best proposal if its objective is higher)."),
-    rounds: int = typer.Option(8, "--rounds", min=0, help="Rounds after R0."),
-    proposals: int = typer.Option(3, "--proposals", min=1, help="Proposals per round."),
-    epochs: int = typer.Option(1, "--epochs", min=1, help="Rollouts per task (seeds), the same for every candidate."),
+    rounds: int = typer.Option(8, "--rounds", min=0, max=checks.ROUNDS_MAX, help="Rounds after R0."),
+    proposals: int = typer.Option(3, "--proposals", min=1, max=checks.PROPOSALS_MAX, help="Proposals per round."),
+    epochs: int = typer.Option(1, "--epochs", min=1, max=checks.EPOCHS_MAX, help="Rollouts per task (seeds), the same for every candidate."),
     seed: int = typer.Option(0, "--seed", min=0, help="Search seed: rollout seeds, task order, samplers."),
-    space: str = typer.Option("default", "--space", help="Search space: a name in search_spaces/ or a YAML path."),
+    space: str = typer.Option("default", "--space", callback=checks.space, help="Search space: a name in search_spaces/ or a YAML path."),
     alpha: float = typer.Option(0.05, "--alpha", callback=PROBABILITY_OPEN, help="Significance level of the paired rule."),
-    name: str = typer.Option(None, "--name", help="Run name (default <objective>-<env>)."),
-    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where run directories go."),
+    name: str = typer.Option(None, "--name", callback=checks.run_name, help="Run name (default <objective>-<env>)."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", callback=checks.writable_dir, help="Where run directories go."),
     resume: bool = typer.Option(False, "--resume", help="Continue the run directory; finished rollouts are reused."),
     storage: str = typer.Option(None, "--storage", help="Optuna storage URL (e.g. postgresql://...); default: "
                                 "a journal file runs/<name>/optuna.log."),
@@ -100,12 +102,12 @@ def search(
     sources: int = typer.Option(0, "--sources", min=0, help="Only the first N source pairs of the search split (0 = all)."),
     tasks: list[str] = typer.Option(None, "--tasks", help="Only these task or source ids (repeatable)."),
     temperature: float = TemperatureOpt, top_p: float = TopPOpt, reasoning_effort: str = ReasoningEffortOpt,
-    certify_split: str = typer.Option("heldout", "--certify-split", help="Split the final claim (selected vs R0, "
+    certify_split: str = typer.Option("heldout", "--certify-split", callback=checks.certify_split, help="Split the final claim (selected vs R0, "
                                       "paired, one-sided test at --alpha) is tested on; none = not run. Its "
                                       "rollouts are paid after the search, outside --max-rollouts."),
-    certify_epochs: int = typer.Option(None, "--certify-epochs", help="Seeds per task for the claim "
+    certify_epochs: int = typer.Option(None, "--certify-epochs", min=1, max=checks.EPOCHS_MAX, help="Seeds per task for the claim "
                                        "(default: --epochs)."),
-    effect: float = typer.Option(None, "--effect", help="Pre-flight: warn when the rounds cannot detect, or the "
+    effect: float = typer.Option(None, "--effect", callback=in_range(0, 1, lo_open=True), help="Pre-flight: warn when the rounds cannot detect, or the "
                                  "claim cannot certify, an improvement this large (absolute, 0.05 = +5 pp)."),
 ) -> None:
     """Search harnesses: R0, then --rounds x --proposals candidates judged on the search split.
@@ -113,12 +115,14 @@ def search(
     Writes runs/<name>/ (config, checkpoint, harnesses, ledger, rollouts, optuna.log, selected.yaml,
     summary.json) and MLflow runs under mlruns/. Held-out and independent splits are never used.
     """
+    check_run_folder(runs_dir / (name or f"{objective}-{env}"), name, resume, rounds)
     from harnessx.agent.sampling import copies_warning
     from harnessx.formatting.progress import ProgressConfig, RunProgress
     from harnessx.search import Search
     from harnessx.search.breaker import ModelOutage
     from harnessx.search.budget import search_plan
     from harnessx.search.certify import CertifyConfig
+    from harnessx.models.preflight import preflight
     from harnessx.search.planner import rollout_line
     from harnessx.search.rules import ACCEPTANCE
 
@@ -148,6 +152,7 @@ def search(
         console.print("[yellow]Simulated task agent: numbers test the pipeline; they are not a model's result.[/]")
     elif warning := copies_warning(epochs, temperature or 0.0, [], simulated=False):
         console.print(warning, style="yellow", markup=False, highlight=False)
+    asyncio.run(preflight(runner.model))  # a model that cannot answer stops before the plan is printed
     power_plan = search_plan(runner, effect)  # the same figures as `harnessx plan` (one function computes both)
     console.print(f"pre-flight: {rollout_line(power_plan)}" + (" (cost $0: simulated)" if sim else "; tokens and "
                   "cost are estimated after R0 and capped by --max-rollouts / --max-cost"), markup=False)
@@ -170,6 +175,26 @@ def search(
     print_summary(result.summary, result.run_dir)
     if (result.summary.get("stop_reason") or "").startswith("model:"):
         console.print(f"[yellow]stopped on model failures; continue with:[/] {resume_command()}", highlight=False)
+
+
+def check_run_folder(run: Path, name: str | None, resume: bool, rounds: int) -> None:
+    """The run folder a search writes: new unless --resume, then one a search made, with fewer finished
+    rounds than --rounds asks for. Checked before the search's libraries load (the search checks again)."""
+    option = "--name" if name else "--name (default <objective>-<env>)"
+    if not resume:
+        if run.exists():
+            raise InputError(option, f"{run} already exists", "--resume to continue it, or another --name")
+        return
+    if not (run / "config.json").is_file():
+        raise InputError("--resume", f"{run}: nothing to resume (no config.json)",
+                         "the --name and --runs-dir of an existing search run")
+    try:
+        done = json.loads((run / "checkpoint.json").read_text(encoding="utf-8")).get("round", -1)
+    except (OSError, ValueError, AttributeError):
+        return  # no checkpoint yet, or one the search itself refuses with its recovery line
+    if isinstance(done, int) and done > rounds:
+        raise InputError("--rounds", f"{rounds}, but {run} has finished round {done} already",
+                         f"--rounds {done} or more (the rounds to finish, R0 not counted)")
 
 
 def resume_command() -> str:

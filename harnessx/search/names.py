@@ -7,6 +7,10 @@ registries (`harnessx.search.proposers.PROPOSERS`, `harnessx.search.rules.ACCEPT
 
 from __future__ import annotations
 
+from pathlib import Path
+
+SPACE_DIR = Path(__file__).resolve().parents[2] / "search_spaces"  # the named search spaces (<name>.yaml)
+
 DEFAULT_PROPOSER = "bandit"  # harnessx/search/proposers/bandit.py
 PROPOSER_NAMES = ("bandit", "rules", "llm", "gepa")
 DEFAULT_RULE = "default"  # an alias of `explore` (harnessx/search/explore.py)
