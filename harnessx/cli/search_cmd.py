@@ -230,8 +230,21 @@ def print_summary(summary: dict, run_dir: Path) -> None:
                   + (f"; stopped: {summary['stop_reason']}" if summary.get("stop_reason") else ""))
     console.print(claim_line(claim or None), style="bold green" if claim.get("certified") else "bold", markup=False,
                   highlight=False)
-    console.print(f"run: {run_dir}  (export: harnessx export {run_dir} --out harness.yaml)")
+    console.print(f"run: {run_dir}  (export: harnessx export {run_dir} --out harness.yaml); {disk_line(run_dir)}",
+                  highlight=False)
     console.print(f"[dim]{summary['note']}[/]")
+
+
+def disk_line(run_dir: Path) -> str:
+    """The run directory's disk use, and how much of it is shared with the runs folder's rollout cache
+    (hard links: one copy of each rollout on disk)."""
+    total = shared = 0
+    for path in Path(run_dir).rglob("*"):
+        if path.is_file():
+            stat = path.stat()
+            total += stat.st_size
+            shared += stat.st_size if stat.st_nlink > 1 else 0
+    return f"disk {total / 1e6:.1f} MB, of which {shared / 1e6:.1f} MB are rollouts shared with the rollout cache"
 
 
 def benchmark_rows(*cards: dict) -> list:
