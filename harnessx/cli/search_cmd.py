@@ -40,9 +40,10 @@ class ProgressReporter(Reporter):
 
     def __init__(self, progress: RunProgress):
         self.progress = progress
+        self.planned: int | None = None  # the pre-flight's figure: the bar's total, whatever the loop re-plans
 
     def plan(self, total: int, done: int) -> None:
-        self.progress.plan(total, done)
+        self.progress.plan(total if self.planned is None else max(self.planned, done), done)
 
     def rollout(self, result: RolloutResult, cost_usd: float) -> None:
         self.progress.advance(cost_usd)
@@ -57,6 +58,16 @@ class ProgressReporter(Reporter):
 
     def note(self, text: str) -> None:
         self.progress.line(text, style="yellow")
+
+    def stayed(self, round_no: int, rows: list[dict]) -> None:
+        self.progress.line(stayed_line(round_no, rows))
+
+
+def stayed_line(round_no: int, rows: list[dict]) -> str:
+    """One line for a round that did not move: how many proposals, and the rule's reason for the first."""
+    reasons = list(dict.fromkeys(str(r.get("reason") or "no reason recorded") for r in rows))
+    return (f"round {round_no}: no move ({len(rows)} proposal{'s' if len(rows) != 1 else ''} judged; "
+            f"{reasons[0]}{f'; +{len(reasons) - 1} other reason(s)' if len(reasons) > 1 else ''})")
 
 
 def search(
@@ -143,7 +154,8 @@ def search(
         tracking=TrackingConfig(runs_dir=str(runs_dir), storage=storage, tracking_uri=None if no_mlflow else tracking_uri,
                                 mlflow_traces=mlflow_traces))
     progress = RunProgress(ProgressConfig("search"), console)
-    runner = Search(config, reporter=ProgressReporter(progress),
+    reporter = ProgressReporter(progress)
+    runner = Search(config, reporter=reporter,
                     certify=CertifyConfig.from_options(certify_split, certify_epochs))
     sim = runner.model.simulated
     console.print(f"[bold]harnessx search[/] {config.run_name}: objective={objective} env={env} "
@@ -154,6 +166,7 @@ def search(
         console.print(warning, style="yellow", markup=False, highlight=False)
     asyncio.run(preflight(runner.model))  # a model that cannot answer stops before the plan is printed
     power_plan = search_plan(runner, effect)  # the same figures as `harnessx plan` (one function computes both)
+    reporter.planned = power_plan.rollouts  # the bar counts toward the figure the pre-flight prints
     console.print(f"pre-flight: {rollout_line(power_plan)}" + (" (cost $0: simulated)" if sim else "; tokens and "
                   "cost are estimated after R0 and capped by --max-rollouts / --max-cost"), markup=False)
     for line in power_plan.lines()[1:]:
@@ -172,7 +185,7 @@ def search(
         if runner.tracker is not None:
             runner.tracker.kill()
         raise ModelOutage(f"{exc}. Stopped; fix the model, then continue with: {resume_command()}") from None
-    print_summary(result.summary, result.run_dir)
+    print_summary({**result.summary, "planned_rollouts": power_plan.rollouts}, result.run_dir)
     if (result.summary.get("stop_reason") or "").startswith("model:"):
         console.print(f"[yellow]stopped on model failures; continue with:[/] {resume_command()}", highlight=False)
 
@@ -224,6 +237,7 @@ def print_summary(summary: dict, run_dir: Path) -> None:
     console.print(f"incumbent {summary['objective']} by round (* = accepted): {curve}")
     claim = summary.get("claim") or {}
     console.print(f"rollouts used: {summary['rollouts']}"
+                  + (f" of up to {summary['planned_rollouts']} planned" if summary.get("planned_rollouts") else "")
                   + (f" + {claim['rollouts']} for the claim ({claim.get('paid', 0)} paid, the rest from the cache; "
                      f"${claim.get('cost_usd', 0.0):.4f})" if claim.get("rollouts") else "")
                   + f", cost ${summary['cost_usd']:.4f}, wall {summary['wall_s']}s"
