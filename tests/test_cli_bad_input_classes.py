@@ -81,6 +81,13 @@ def test_an_abandon_file_outside_the_working_directory_is_refused(tmp_path, path
     assert not (tmp_path / "o").exists()
 
 
+def test_an_index_sqlite_cannot_open_is_one_line_and_leaves_nothing(tmp_path):
+    before = tree(tmp_path)
+    out, _ = harnessx("cf", "eval", "--index", "/proc/x.sqlite", "--out", "o", cwd=tmp_path)
+    refused(out, "--index", "/proc/x.sqlite")
+    assert tree(tmp_path) == before
+
+
 def test_a_json_object_with_a_key_twice_is_refused():
     from harnessx.errors import InputError
     from harnessx.io_read import parse_json

@@ -40,7 +40,7 @@ BY_MEANING = {
     "--space": ["nope", "missing.yaml"], "--host": ["8.8.8.8", "example.com"],
     "--mlflow-register": ["bad name/!!", "../x"], "--harness": ["runs/no-such-run", "A9", "/proc/nope.yaml"],
     "--from-run": ["no/such/run"], "--epochs": ["1000000"], "--rounds": ["1000000"], "--proposals": ["1000000"],
-    "--certify-epochs": ["1000000"],
+    "--certify-epochs": ["1000000"], "--index": ["."], "--json": ["."],
 }
 # Positional arguments that name a run folder or a harness: ones that do not exist.
 ARGUMENTS = {"harnesses": "runs/no-such-run", "run_dir": "no/such/run", "runs": "no/such/runs",

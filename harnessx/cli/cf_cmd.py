@@ -27,7 +27,7 @@ def eval_cmd(harness: str = typer.Option(None, "--harness", callback=checks.harn
              epochs: int = typer.Option(1, "--epochs", min=1, max=checks.EPOCHS_MAX, help="Rollouts per item (seeds)."),
              items: str = typer.Option(None, "--items", help="Your items (JSONL/JSON/YAML) instead of the built-in ones."),
              corpus: str = typer.Option(None, "--corpus", help="The articles your items' search runs over."),
-             index: str = typer.Option(None, "--index", help="Keep the FTS5 index in this SQLite file."),
+             index: str = typer.Option(None, "--index", callback=checks.writable_file, help="Keep the FTS5 index in this SQLite file."),
              judge_model: str = typer.Option(None, "--judge-model", help="LiteLLM model for the paper's alignment "
                                              "judge prompt (default: the deterministic overlap judge)."),
              resamples: int = typer.Option(3000, "--resamples", min=100, help="Question-bootstrap resamples."),
