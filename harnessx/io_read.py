@@ -23,6 +23,33 @@ from harnessx.errors import InputError
 PARSE_ERRORS = (json.JSONDecodeError, yaml.YAMLError, csv.Error, RecursionError)
 
 
+class UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, except that a key given twice in one mapping is an error at the second one
+    (YAML 1.2 forbids it; PyYAML would keep the last silently, so a harness would lose a field)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: set = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, str | int | float | bool) and key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+class DuplicateKey(ValueError):
+    pass
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict:
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKey(f"duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
 def read_bytes(path: str | Path, expected: str) -> bytes:
     """The file's bytes; a missing or unreadable file is one error naming it."""
     path = Path(path)
@@ -50,6 +77,8 @@ def _problem(exc: BaseException) -> str:
     """A parse error in one short clause."""
     if isinstance(exc, RecursionError):
         return "nested too deeply to read"
+    if isinstance(exc, DuplicateKey):
+        return f"cannot parse: {exc} (each key once per object)"
     if isinstance(exc, json.JSONDecodeError):
         return f"cannot parse: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
     if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
@@ -60,8 +89,8 @@ def _problem(exc: BaseException) -> str:
 
 def parse_json(text: str, source: str, expected: str) -> Any:
     try:
-        return json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
+        return json.loads(text, object_pairs_hook=_unique_pairs)
+    except (json.JSONDecodeError, RecursionError, DuplicateKey) as exc:
         raise InputError(source, _problem(exc), expected) from None
 
 
@@ -72,7 +101,7 @@ def read_json(path: str | Path, expected: str) -> Any:
 def read_yaml(path: str | Path, expected: str) -> Any:
     text = read_text(path, expected)
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
     except (yaml.YAMLError, RecursionError) as exc:
         raise InputError(str(path), _problem(exc), expected) from None
 

@@ -128,8 +128,11 @@ class Trajectory:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(self.to_jsonl(), encoding="utf-8")
-        tmp.replace(path)
+        try:
+            tmp.write_text(self.to_jsonl(), encoding="utf-8")
+            tmp.replace(path)
+        finally:  # a full disk leaves no half-written .tmp behind
+            tmp.unlink(missing_ok=True)
 
     @classmethod
     def from_jsonl(cls, text: str) -> "Trajectory":

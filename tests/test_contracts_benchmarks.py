@@ -124,3 +124,10 @@ def test_every_declared_objective_and_headline_metric_is_measured_on_a_small_sui
     assert benchmark.headline, f"{name} declares no headline metrics"
     for key in benchmark.headline:
         assert headline_metric(card, key).n > 0, f"{name}: headline metric {key} measured on no trial"
+
+
+@pytest.mark.parametrize("name", list(BENCHMARKS))
+def test_a_benchmarks_objective_names_are_the_keys_of_its_objectives(name):
+    # the CLI checks --objective against `objective_names` before importing the scoring
+    benchmark = get_benchmark(name)
+    assert tuple(benchmark.objective_names) == tuple(benchmark.objectives)

@@ -120,7 +120,9 @@ def test_view_refuses_a_non_loopback_host_and_a_missing_folder(tmp_path):
     out = CliRunner().invoke(app, ["view", str(tmp_path), "--host", "0.0.0.0"])
     assert out.exit_code == 2 and "not a loopback address" in " ".join(out.output.split())
     out = CliRunner().invoke(app, ["view", str(tmp_path / "nope")])
-    assert out.exit_code == 2 and "no such runs folder" in " ".join(out.output.split())
+    assert out.exit_code == 2 and "does not exist" in " ".join(out.output.split())
+    out = CliRunner().invoke(app, ["view", str(tmp_path), "--host", "localhost", "--port", "99999"])
+    assert out.exit_code == 2 and "--port" in out.output  # localhost passes; the port is what is refused
 
 
 def test_outputs_page_shows_compare_tables_as_text_and_serves_their_figures(site):

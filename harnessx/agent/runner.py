@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -62,22 +63,35 @@ class RolloutCache:
         tmp = result_path.with_suffix(".json.tmp")
         text = result.model_dump_json()
         failpoints.hit("rollout.put", torn=lambda: tmp.write_text(text[: len(text) // 2]))
-        tmp.write_text(text)
-        tmp.replace(result_path)
+        try:
+            tmp.write_text(text)
+            tmp.replace(result_path)
+        finally:  # a full disk leaves no half-written .tmp behind
+            tmp.unlink(missing_ok=True)
         if self.shared is not None:
             copy_rollout((result_path, traj_path), self.shared._paths(result.key))
 
 
 def copy_rollout(source: tuple[Path, Path], target: tuple[Path, Path]) -> None:
-    """Copy a cached rollout (result, trajectory) if the source has both; trajectory first."""
+    """Put a cached rollout (result, trajectory) in another cache if the source has both; trajectory
+    first. A hard link where the filesystem allows it (the run directory and the shared cache then
+    hold one copy of the bytes: rollout files are only ever replaced, never written in place), else a
+    copy; either appears whole under its name or not at all."""
     (src_result, src_traj), (dst_result, dst_traj) = source, target
     if not (src_result.is_file() and src_traj.is_file()):
         return
     dst_traj.parent.mkdir(parents=True, exist_ok=True)
     for src, dst in ((src_traj, dst_traj), (src_result, dst_result)):
         tmp = dst.with_suffix(dst.suffix + ".tmp")
-        shutil.copyfile(src, tmp)
-        tmp.replace(dst)
+        try:
+            tmp.unlink(missing_ok=True)
+            try:
+                os.link(src, tmp)
+            except OSError:  # another filesystem, or one without hard links
+                shutil.copyfile(src, tmp)
+            tmp.replace(dst)
+        finally:
+            tmp.unlink(missing_ok=True)
 
 
 class Runner:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 class ASA(Benchmark):
     name = "asa"
     headline = ("strict_sa", "relaxed_sa", "solve", "false_abstention", "joint")
+    objective_names = ("sa", "joint", "joint_clean")
 
     @cached_property
     def objectives(self) -> dict[str, Objective]:

@@ -22,7 +22,9 @@ What a benchmark declares (class attributes, read without running any of its cod
 
 What the core calls (methods; each has a default, so a benchmark overrides only what it has):
 
-- `objectives`: the search objectives it declares (names unique across benchmarks).
+- `objectives`: the search objectives it declares (names unique across benchmarks); their names are
+  also the class attribute `objective_names`, which the CLI checks `--objective` against without
+  importing the scoring (a contract test holds the two equal).
 - `headline`: the metrics a search summarises per round and in its provenance (Scorecard rate names
   or keys of the per-trial `values`), in order.
 - `score(task, trajectory, result, judge)`: one trial. It never sees an excluded rollout:
@@ -100,6 +102,7 @@ class Benchmark:
     help: ClassVar[str] = ""
     suites: ClassVar[dict[str, str]] = {}
     data: ClassVar[tuple[DataOption, ...]] = ()
+    objective_names: ClassVar[tuple[str, ...]] = ()  # the keys of `objectives`, read without importing them
     suite_options: ClassVar[tuple[str, ...]] = ()  # shared CLI suite options its suites take (e.g. "sandbox")
     cli: ClassVar[str | None] = None
     simulator: ClassVar[str | None] = None

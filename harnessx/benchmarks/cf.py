@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 class CFBenchmark(Benchmark):
     name = "cf"
+    objective_names = ("cf", "cf_judged", "nas", "nas_judged", "kis", "kis_judged")
     help = "Confident Fools: when to search and when to answer from memory."
     suites = {"cf": "harnessx.cf.env:CFSuite",                 # with the web_search tool
               "cf-nosearch": "harnessx.cf.env:NoSearchSuite"}  # without a tool

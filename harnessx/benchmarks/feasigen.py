@@ -7,6 +7,7 @@ from harnessx.benchmarks.base import Benchmark, DataOption
 
 class FeasiGenBenchmark(Benchmark):
     name = "feasigen"
+    objective_names = ("fass", "fcr_solve")
     help = "FeasiGen: build masked suites, verify, evaluate STOP, report."
     suites = {"feasigen": "harnessx.feasigen.suite:FeasiGenSuite"}  # a suite built by `harnessx feasigen build`
     data = (DataOption("suite", "tasks_dir", "a suite folder written by `harnessx feasigen build`", kind="dir",

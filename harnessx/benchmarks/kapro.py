@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 class KaproBenchmark(Benchmark):
     name = "kapro"
+    objective_names = ("kas", "kas_pass")
     help = "KAPRO: does the agent know which tools a task needs, and act so?"
     suites = {"kapro": "harnessx.kapro.suite:KaproSuite"}  # built-in suite or KAware files
     data = (DataOption("kaware", "kaware_dir", "a folder of KAware *.jsonl files, read recursively",

@@ -90,6 +90,7 @@ class Passk(Benchmark):
     suites = {"starter-passk": "harnessx.benchmarks.passk:PasskSuite",       # the built-in starter tasks
               "retail-passk": "harnessx.benchmarks.passk:RetailPasskSuite"}  # the built-in retail tasks
     headline = ("passk", "right", "strict_sa", "solve", "false_abstention")  # a search's per-round rows
+    objective_names = ("passk",)
 
     @cached_property
     def objectives(self) -> dict[str, Objective]:

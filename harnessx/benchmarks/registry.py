@@ -149,6 +149,11 @@ def _all_objectives() -> tuple[tuple[str, Objective], ...]:
     return tuple(out.items())
 
 
+def objective_names() -> list[str]:
+    """Every benchmark's objective names, as `objectives()` lists them, without importing the scoring."""
+    return [key for bench in _discovered().values() for key in bench.objective_names]
+
+
 def objectives() -> dict[str, Objective]:
     """Every objective of every benchmark, by name (names are unique across benchmarks)."""
     return dict(_all_objectives())

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from harnessx.cf.items import Article
+from harnessx.errors import InputError
 
 TOKEN = re.compile(r"[\w\-.$%,]+", re.UNICODE)
 # Title and body columns; the title counts more (bm25 weights per column, in column order).
@@ -63,9 +64,13 @@ class FTS5Engine:
 
     def __init__(self, articles: list[Article] | None = None, path: str | Path | None = None):
         self._lock = threading.Lock()
-        self.db = sqlite3.connect(str(path) if path else ":memory:", check_same_thread=False)
-        self.db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5("
-                        "title, body, date UNINDEXED, url UNINDEXED, tokenize='porter unicode61')")
+        try:  # a path SQLite cannot open or create (/proc, a read-only folder, a file that is not SQLite)
+            self.db = sqlite3.connect(str(path) if path else ":memory:", check_same_thread=False)
+            self.db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5("
+                            "title, body, date UNINDEXED, url UNINDEXED, tokenize='porter unicode61')")
+        except sqlite3.Error as exc:
+            raise InputError("--index", f"{path}: cannot open it as an SQLite index ({exc})",
+                             "a writable path for a new SQLite file, or an index this command wrote") from None
         if articles:
             self.add(articles)
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from harnessx.cli import checks
 from harnessx.cli.common import ApiBaseOpt, ReasoningEffortOpt, console, friendly_errors
 from harnessx.models import DEFAULT_MODEL
 
@@ -15,23 +16,23 @@ app = typer.Typer(no_args_is_help=True, help="Confident Fools: when to search an
 
 @app.command("eval")
 @friendly_errors
-def eval_cmd(harness: str = typer.Option(None, "--harness", help="Harness file, preset or run directory (default: "
+def eval_cmd(harness: str = typer.Option(None, "--harness", callback=checks.harness_spec, help="Harness file, preset or run directory (default: "
                                          "the paper's prompts, cf-search / cf-nosearch per condition)."),
              condition: list[str] = typer.Option(["search", "none"], "--condition",
                                                  help="search (web_search tool) and/or none (no tool); repeat."),
              model: str = typer.Option(DEFAULT_MODEL, "--model", help="Task-agent model (LiteLLM string); default: "
                                        "the simulated agent, whose numbers are never a model's result."),
              api_base: str = ApiBaseOpt, reasoning_effort: str = ReasoningEffortOpt,
-             split: str = typer.Option("all", "--split", help="search, heldout or all."),
-             epochs: int = typer.Option(1, "--epochs", min=1, help="Rollouts per item (seeds)."),
+             split: str = typer.Option("all", "--split", callback=checks.one_of(lambda: ("search", "heldout", "all"), "split"), help="search, heldout or all."),
+             epochs: int = typer.Option(1, "--epochs", min=1, max=checks.EPOCHS_MAX, help="Rollouts per item (seeds)."),
              items: str = typer.Option(None, "--items", help="Your items (JSONL/JSON/YAML) instead of the built-in ones."),
              corpus: str = typer.Option(None, "--corpus", help="The articles your items' search runs over."),
-             index: str = typer.Option(None, "--index", help="Keep the FTS5 index in this SQLite file."),
+             index: str = typer.Option(None, "--index", callback=checks.writable_file, help="Keep the FTS5 index in this SQLite file."),
              judge_model: str = typer.Option(None, "--judge-model", help="LiteLLM model for the paper's alignment "
                                              "judge prompt (default: the deterministic overlap judge)."),
              resamples: int = typer.Option(3000, "--resamples", min=100, help="Question-bootstrap resamples."),
              concurrency: int = typer.Option(8, "--concurrency", min=1),
-             out: Path = typer.Option(Path("runs/cf-eval"), "--out", help="Output directory.")) -> None:
+             out: Path = typer.Option(Path("runs/cf-eval"), "--out", callback=checks.writable_dir, help="Output directory.")) -> None:
     """Every Confident Fools metric for each condition: NAS/KIS (judge-free and judged) with
     question-bootstrap CIs, accuracy, accuracy among answered, search and abstention rates, six
     outcomes, cued vs uncued NAS, the regime. Writes <out>/cf-eval.json; `harnessx cf report <out>`."""
@@ -64,8 +65,8 @@ def eval_cmd(harness: str = typer.Option(None, "--harness", help="Harness file, 
 
 @app.command("report")
 @friendly_errors
-def report_cmd(result: Path = typer.Argument(..., help="The --out directory of `harnessx cf eval` (or its JSON)."),
-               out: Path = typer.Option(None, "--out", help="Where to write (default: next to the result).")) -> None:
+def report_cmd(result: Path = typer.Argument(..., callback=checks.existing(), help="The --out directory of `harnessx cf eval` (or its JSON)."),
+               out: Path = typer.Option(None, "--out", callback=checks.writable_dir, help="Where to write (default: next to the result).")) -> None:
     """The paper's tables and the (NAS, KIS) regime plot: report.md, report.html, figures/regime.png."""
     from harnessx.cf.report import load_result, write_report
     from harnessx.io_write import check_out_dir

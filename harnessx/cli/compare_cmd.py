@@ -11,20 +11,21 @@ from harnessx.agent.sampling import SamplingDefaults, copies_warning
 from harnessx.comparison.runs import Contender, resolve_contenders
 from harnessx.cli.common import (DEFAULT_ENV, ENVIRONMENTS, ApiBaseOpt, BfclDirOpt, DataOpt, ReasoningEffortOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, console,
                                  friendly_errors, open_suite, with_data)
+from harnessx.cli import checks
 from harnessx.cli.numbers import in_range
 
 EnvOpt = typer.Option(None, "--env", help=f"Environment: {ENVIRONMENTS} (default: the runs' env, else {DEFAULT_ENV}).")
 ModelOpt = typer.Option(None, "--model", help="Task-agent model (default: the runs' model, else sim/baseline).")
-SplitOpt = typer.Option(None, "--split", help="search, heldout or independent; repeat for several (default: "
+SplitOpt = typer.Option(None, "--split", callback=checks.paired_split, help="search, heldout or independent; repeat for several (default: "
                         "heldout, or every split the suite has when it has no heldout tasks, e.g. toy).")
-EpochsOpt = typer.Option(1, "--epochs", min=1, help="Rollouts per task (epoch seeds seed*1000+e: 0..N-1 at --seed 0).")
+EpochsOpt = typer.Option(1, "--epochs", min=1, max=checks.EPOCHS_MAX, help="Rollouts per task (epoch seeds seed*1000+e: 0..N-1 at --seed 0).")
 TemperatureOpt = typer.Option(None, "--temperature", min=0.0, max=2.0, callback=in_range(0, 2), help="Task-agent sampling temperature "
                               "(default: the runs', else 0; a harness's own `temperature` switch wins). At 0 a "
                               "deterministic model repeats itself: epochs are copies.")
 TopPOpt = typer.Option(None, "--top-p", min=0.0, max=1.0, callback=in_range(0, 1), help="Task-agent nucleus sampling (default: the runs', "
                        "else unset; a harness's `top_p` wins).")
 SeedOpt = typer.Option(None, "--seed", min=0, help="Rollout seeds seed*1000+e for epoch e (default 0).")
-OutOpt = typer.Option(None, "--out", help="Output dir (default: <run>/compare for one run, else runs/compare-<id>).")
+OutOpt = typer.Option(None, "--out", callback=checks.writable_dir, help="Output dir (default: <run>/compare for one run, else runs/compare-<id>).")
 SourcesOpt = typer.Option(0, "--sources", min=0, help="Only the first N source pairs of each split (0 = all).")
 ResamplesOpt = typer.Option(10_000, "--resamples", min=100, help="Bootstrap resamples for paired CIs.")
 ConcurrencyOpt = typer.Option(8, "--concurrency", min=1, help="Rollouts in flight.")
@@ -94,7 +95,7 @@ def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, mod
 
 
 @friendly_errors
-def compare_cmd(harnesses: list[str] = typer.Argument(..., help="Run directories, harness files or preset names."),
+def compare_cmd(harnesses: list[str] = typer.Argument(..., callback=checks.harness_spec, help="Run directories, harness files or preset names."),
                 r0: bool = typer.Option(True, "--r0/--no-r0", help="A run directory also brings its R0 (listed first)."),
                 env: str = EnvOpt, model: str = ModelOpt, api_base: str = ApiBaseOpt, split: list[str] = SplitOpt,
                 epochs: int = EpochsOpt, out: str = OutOpt, sources: int = SourcesOpt, resamples: int = ResamplesOpt,

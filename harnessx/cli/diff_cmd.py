@@ -13,6 +13,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
+from harnessx.cli import checks
 from harnessx.cli.common import console, friendly_errors
 
 
@@ -24,17 +25,17 @@ def _value(v: float) -> str:
 
 
 def diff(
-    run_dir: Path = typer.Argument(..., help="A search run directory (e.g. runs/joint-retail) or the folder a "
+    run_dir: Path = typer.Argument(..., callback=checks.existing("dir"), help="A search run directory (e.g. runs/joint-retail) or the folder a "
                                    "compare wrote (e.g. runs/joint-retail/compare)."),
     first: str = typer.Argument("R0", help=NAMES),
     second: str = typer.Argument("selected", help=NAMES),
-    objective: str = typer.Option(None, "--objective", help="Objective whose per-trial value decides a flip "
+    objective: str = typer.Option(None, "--objective", callback=checks.objective, help="Objective whose per-trial value decides a flip "
                                   "(default: the search's)."),
     task: str = typer.Option(None, "--task", help="Show this task's two trajectories side by side."),
     seed: int = typer.Option(None, "--seed", min=0, help="With --task: the seed (default: the first flipped one)."),
-    json_out: Path = typer.Option(None, "--json", help="Also write the flips (and the side-by-side) as JSON here."),
+    json_out: Path = typer.Option(None, "--json", callback=checks.writable_file, help="Also write the flips (and the side-by-side) as JSON here."),
     limit: int = typer.Option(40, "--limit", min=0, help="Flipped trials listed on screen (all go to --json)."),
-    split: str = typer.Option(None, "--split", help="A compare folder's split (default heldout when it ran); on a "
+    split: str = typer.Option(None, "--split", callback=checks.paired_split, help="A compare folder's split (default heldout when it ran); on a "
                               "search run, a split other than search reads its compare (<run>/compare)."),
 ) -> None:
     """Tasks the second candidate flipped against the first (default: R0 -> selected), search or held-out.

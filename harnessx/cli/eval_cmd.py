@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from harnessx.cli import checks
 from harnessx.cli.common import BfclDirOpt, DataOpt, ReasoningEffortOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModelOpt, UserModeOpt, friendly_errors
 from harnessx.cli.compare_cmd import (ApiBaseOpt, ConcurrencyOpt, EnvOpt, EpochsOpt, JudgeOpt, ModelOpt, ResamplesOpt,
                                       SeedOpt, SourcesOpt, SplitOpt, TemperatureOpt, TopPOpt, run_and_show)
@@ -11,10 +12,10 @@ from harnessx.comparison.runs import resolve_contenders
 
 
 @friendly_errors
-def eval_cmd(harness: str = typer.Option(..., "--harness", help="Harness file, preset name or run directory (its selected harness)."),
+def eval_cmd(harness: str = typer.Option(..., "--harness", callback=checks.harness_spec, help="Harness file, preset name or run directory (its selected harness)."),
              env: str = EnvOpt, model: str = ModelOpt, api_base: str = ApiBaseOpt, split: list[str] = SplitOpt,
              epochs: int = EpochsOpt,
-             out: str = typer.Option(None, "--out", help="Output dir (default: <run>/eval or runs/eval-<id>)."),
+             out: str = typer.Option(None, "--out", callback=checks.writable_dir, help="Output dir (default: <run>/eval or runs/eval-<id>)."),
              sources: int = SourcesOpt, resamples: int = ResamplesOpt, concurrency: int = ConcurrencyOpt,
              judge_model: str = JudgeOpt, tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt,
              sandbox: str = SandboxOpt, user_mode: str = UserModeOpt, user_model: str = UserModelOpt,

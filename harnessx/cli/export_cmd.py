@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from harnessx.cli import checks
 from harnessx.cli.aliases import aliased
 from harnessx.cli.common import console, friendly_errors
 from harnessx.errors import InputError, one_of
@@ -15,8 +16,8 @@ FORMATS = ("harnessx", "openai")
 
 
 def export(
-    run_dir: Path = typer.Argument(..., help="A search run directory, e.g. runs/joint-retail."),
-    out: Path = typer.Option(None, "--out", help="Where to write it (default harness.yaml; with --format openai, "
+    run_dir: Path = typer.Argument(..., callback=checks.existing("dir"), help="A search run directory, e.g. runs/joint-retail."),
+    out: Path = typer.Option(None, "--out", callback=checks.writable_file, help="Where to write it (default harness.yaml; with --format openai, "
                              "harness.openai.json). harnessx format: YAML, or JSON for a .json path."),
     fmt: str = typer.Option("harnessx", "--format", help="harnessx (HarnessX's own harness file) or openai (the "
                             "rendered system prompt, tools as OpenAI function schemas with the deferral tool, "
@@ -26,7 +27,7 @@ def export(
                                "deferral tool; default: the harness's own tools only."),
     env_tools: bool = typer.Option(False, "--env-tools", help="openai: render for the tools the run's environment "
                                    "offers (on its first feasible search task) instead of --tools."),
-    mlflow_register: str = typer.Option(None, "--mlflow-register", help="Also register it in the MLflow model "
+    mlflow_register: str = typer.Option(None, "--mlflow-register", callback=checks.registry_name, help="Also register it in the MLflow model "
                                         "registry under this name, with alias `champion`."),
     tracking_uri: str = typer.Option(DEFAULT_MLFLOW_URI, "--tracking-uri", help="MLflow tracking/registry URI."),
 ) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import typer
 
+from harnessx.cli import checks
 from harnessx.cli.aliases import aliased
 from harnessx.cli.common import (ApiBaseOpt, ReasoningEffortOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, UserModeOpt, console,
                                  friendly_errors, open_suite, suite_kwargs)
@@ -22,7 +23,7 @@ from harnessx.io_write import check_out_dir, write_atomic
 app = typer.Typer(no_args_is_help=True, help=__doc__)
 SuiteDirOpt = typer.Option(..., "--suite", help="A suite directory written by `harnessx feasigen build` (one "
                            "dataset); repeat for several (Avg = unweighted mean over them).")
-SplitsOpt = typer.Option(["heldout"], "--split", help="search, heldout or independent; repeat for several.")
+SplitsOpt = typer.Option(["heldout"], "--split", callback=checks.paired_split, help="search, heldout or independent; repeat for several.")
 ConcurrencyOpt = typer.Option(8, "--concurrency", min=1, help="Rollouts in flight.")
 
 
@@ -31,13 +32,13 @@ ConcurrencyOpt = typer.Option(8, "--concurrency", min=1, help="Rollouts in fligh
 def build_cmd(env: str = typer.Option("retail", "--env", help="Source environment: retail or terminal."),
               model: list[str] = typer.Option(None, "--model", help="An agent system (LiteLLM model string); "
                                               "repeat (default: sim/baseline, sim/weak, sim/ideal)."),
-              out: Path = typer.Option(Path("runs/feasigen-suite"), "--out", help="Where the suite is written."),
+              out: Path = typer.Option(Path("runs/feasigen-suite"), "--out", callback=checks.writable_dir, help="Where the suite is written."),
               turn_cap: int = typer.Option(None, "--turn-cap", min=1, help="Max turns (default: retail 15, bfcl 10)."),
               retention: str = typer.Option("all", "--retention", help="all (default: every system succeeded) or "
                                             "partial (at least --min-success did)."),
               min_success: int = typer.Option(2, "--min-success", min=1, help="partial retention: successes needed."),
               drop_flagged: bool = typer.Option(False, "--drop-flagged", help="Reject tasks with a failure-mode flag."),
-              split: list[str] = typer.Option(None, "--split", help="Originals from these splits (default: all)."),
+              split: list[str] = typer.Option(None, "--split", callback=checks.paired_split, help="Originals from these splits (default: all)."),
               limit: int = typer.Option(0, "--limit", min=0, help="At most this many originals (0 = all)."),
               seed: int = typer.Option(0, "--seed", min=0), concurrency: int = ConcurrencyOpt, api_base: str = ApiBaseOpt,
               tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt,
@@ -79,7 +80,7 @@ def sample_cmd(suite: list[Path] = typer.Option(None, "--suite", help="Built sui
                confidence: float = typer.Option(0.95, "--confidence", callback=PROBABILITY_OPEN),
                margin: float = typer.Option(0.05, "--margin", callback=PROBABILITY_OPEN),
                seed: int = typer.Option(0, "--seed", min=0),
-               out: Path = typer.Option(None, "--out", help="CSV for the annotators (with --suite).")) -> None:
+               out: Path = typer.Option(None, "--out", callback=checks.writable_file, help="CSV for the annotators (with --suite).")) -> None:
     """Cochran + finite population correction sample, allocated proportionally per dataset."""
     from harnessx.feasigen.suite import read_manifest, read_tasks
     from harnessx.feasigen.verification import allocate, cochran, draw, sample_size
@@ -126,7 +127,7 @@ def _label(value: str, where: str, column: str) -> bool:
 
 @app.command("agreement")
 @friendly_errors
-def agreement_cmd(labels: Path = typer.Argument(..., help="CSV: dataset, task_id, annotator_1, annotator_2 "
+def agreement_cmd(labels: Path = typer.Argument(..., callback=checks.existing("file"), help="CSV: dataset, task_id, annotator_1, annotator_2 "
                                                "[, final] (yes/no).")) -> None:
     """Raw agreement, Cohen's κ, Gwet's AC1 and the confirmed share with its Wilson 95% CI."""
     from harnessx.feasigen.verification import agreement, confirmed_share
@@ -154,16 +155,16 @@ def agreement_cmd(labels: Path = typer.Argument(..., help="CSV: dataset, task_id
 @app.command("eval", cls=aliased("feasigen eval"))
 @friendly_errors
 def eval_cmd(suite: list[Path] = SuiteDirOpt,
-             harness: str = typer.Option(None, "--harness", help="The single agents' harness: a file, preset or "
+             harness: str = typer.Option(None, "--harness", callback=checks.harness_spec, help="The single agents' harness: a file, preset or "
                                          "search run directory (its selected harness), run with the dataset's turn "
                                          "cap (default: the feasigen-stop preset)."),
              model: list[str] = typer.Option(None, "--model", help="A single-agent system (LiteLLM model "
                                              "string); repeat (default: sim/baseline)."),
              pair: list[str] = typer.Option(None, "--pair", help="PLANNER->EXECUTOR (any two models); repeat."),
-             split: list[str] = SplitsOpt, epochs: int = typer.Option(1, "--epochs", min=1),
+             split: list[str] = SplitsOpt, epochs: int = typer.Option(1, "--epochs", min=1, max=checks.EPOCHS_MAX),
              turn_cap: int = typer.Option(None, "--turn-cap", min=1), concurrency: int = ConcurrencyOpt,
              api_base: str = ApiBaseOpt, reasoning_effort: str = ReasoningEffortOpt, sandbox: str = SandboxOpt,
-             out: Path = typer.Option(Path("runs/feasigen-eval"), "--out")) -> None:
+             out: Path = typer.Option(Path("runs/feasigen-eval"), "--out", callback=checks.writable_dir)) -> None:
     """Single agents on originals + infeasibles, planner → executor pairs on infeasibles; every metric."""
     from harnessx.comparison.setup import progress_bar
     from harnessx.feasigen.evaluate import EvalConfig, parse_pair, run_eval
@@ -197,8 +198,8 @@ def eval_cmd(suite: list[Path] = SuiteDirOpt,
 
 @app.command("report")
 @friendly_errors
-def report_cmd(run: Path = typer.Argument(..., help="An eval output dir (holding results.json)."),
-               out: Path = typer.Option(None, "--out", help="Output dir (default: the eval dir).")) -> None:
+def report_cmd(run: Path = typer.Argument(..., callback=checks.existing("dir"), help="An eval output dir (holding results.json)."),
+               out: Path = typer.Option(None, "--out", callback=checks.writable_dir, help="Output dir (default: the eval dir).")) -> None:
     """The paper's tables and the Pareto plot as Markdown, HTML and PNG."""
     from harnessx.feasigen.report import write_report
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from harnessx.cli import checks
 from harnessx.cli.common import ApiBaseOpt, ReasoningEffortOpt, console, friendly_errors
 from harnessx.comparison.runs import resolve_contenders
 from harnessx.io_write import check_out_dir
@@ -16,12 +17,12 @@ app = typer.Typer(no_args_is_help=True, help="KAPRO: does the agent know which t
 
 @app.command("eval")
 @friendly_errors
-def eval_cmd(harness: str = typer.Option("kapro", "--harness", help="Harness file, preset (default: kapro) or "
+def eval_cmd(harness: str = typer.Option("kapro", "--harness", callback=checks.harness_spec, help="Harness file, preset (default: kapro) or "
                                          "search run directory (its selected harness)."),
              model: str = typer.Option(DEFAULT_MODEL, "--model", help="Task-agent model (LiteLLM string)."),
              api_base: str = ApiBaseOpt, reasoning_effort: str = ReasoningEffortOpt,
-             split: str = typer.Option("heldout", "--split", help="search or heldout."),
-             epochs: int = typer.Option(1, "--epochs", min=1, help="Rollouts per task (seeds 0..N-1)."),
+             split: str = typer.Option("heldout", "--split", callback=checks.one_of(lambda: ("search", "heldout"), "split"), help="search or heldout."),
+             epochs: int = typer.Option(1, "--epochs", min=1, max=checks.EPOCHS_MAX, help="Rollouts per task (seeds 0..N-1)."),
              kaware_dir: str = typer.Option(None, "--kaware-dir", help="A folder of KAware *.jsonl files, read "
                                             "recursively (default: the built-in suite)."),
              distractors: int = typer.Option(0, "--distractors", min=0, max=10, help="Also run with up to 10 "
@@ -30,7 +31,7 @@ def eval_cmd(harness: str = typer.Option("kapro", "--harness", help="Harness fil
                                              "on this model (default: deterministic answer match)."),
              resamples: int = typer.Option(2000, "--resamples", min=100, help="Bootstrap resamples per CI."),
              concurrency: int = typer.Option(8, "--concurrency", min=1),
-             out: Path = typer.Option(Path("runs/kapro-eval"), "--out", help="Output dir.")) -> None:
+             out: Path = typer.Option(Path("runs/kapro-eval"), "--out", callback=checks.writable_dir, help="Output dir.")) -> None:
     """Knowing probe + acting run per task; every KAPRO metric with valid n and a bootstrap CI."""
     from harnessx.comparison.setup import progress_bar
     from harnessx.kapro.report import write_report
@@ -59,8 +60,8 @@ def eval_cmd(harness: str = typer.Option("kapro", "--harness", help="Harness fil
 
 @app.command("report")
 @friendly_errors
-def report_cmd(result: Path = typer.Argument(..., help="A `kapro eval` output dir or its kapro-eval.json."),
-               out: Path = typer.Option(None, "--out", help="Output dir (default: the result's dir).")) -> None:
+def report_cmd(result: Path = typer.Argument(..., callback=checks.existing(), help="A `kapro eval` output dir or its kapro-eval.json."),
+               out: Path = typer.Option(None, "--out", callback=checks.writable_dir, help="Output dir (default: the result's dir).")) -> None:
     """Markdown + PNG + HTML: Table 3 and Table 4 shapes, over/underuse, per hop, distractor deltas."""
     from harnessx.kapro.report import load_result, write_report
 

@@ -21,6 +21,7 @@ try:  # the click that typer drives: recent typer versions carry their own copy
 except ImportError:  # pragma: no cover - typer before it vendored click
     from click.exceptions import UsageError
 
+from harnessx.cli.guards import harden
 from harnessx.errors import NotLandedError
 
 NOT_LANDED = " (not landed yet)"  # round brackets: rich markup would swallow square ones
@@ -56,7 +57,7 @@ def load_command(name: str, module: str, help_text: str) -> TyperCommand:
         return _not_landed(name, help_text)
     holder = typer.Typer()
     mod.register(holder)
-    return typer.main.get_group(holder).commands[name]
+    return harden(typer.main.get_group(holder).commands[name])
 
 
 class LazyGroup(TyperGroup):

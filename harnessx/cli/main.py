@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from harnessx.benchmarks.registry import cli_groups
@@ -54,6 +56,10 @@ def _before_every_command(verbose: bool = typer.Option(False, "--verbose", "-v",
                                                        "LiteLLM and httpx log INFO lines to stderr (also: "
                                                        "HARNESSX_LOG=info); by default only their warnings.")) -> None:
     from harnessx.logs import configure_logs
+
+    for stream in (sys.stdout, sys.stderr):  # a strict-ASCII terminal (LC_ALL=C, PYTHONIOENCODING=ascii)
+        if hasattr(stream, "reconfigure"):  # shows '?' for the CLI's own '—' instead of failing on it
+            stream.reconfigure(errors="replace")
 
     try:  # before a command imports the libraries that log
         configure_logs(verbose)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from harnessx.cli import checks
 from harnessx.cli.common import ApiBaseOpt, EnvOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors, open_suite
 from harnessx.cli.numbers import NON_NEGATIVE, PROBABILITY_OPEN, in_range
 from harnessx.errors import InputError
@@ -30,11 +31,11 @@ def cost_from_run(run: Path) -> float:
 
 def plan(
     env: str = EnvOpt,
-    objective: str = typer.Option("joint", "--objective", help="Objective (its strata decide the paired tasks)."),
+    objective: str = typer.Option("joint", "--objective", callback=checks.objective, help="Objective (its strata decide the paired tasks)."),
     tasks: int = typer.Option(None, "--tasks", min=1, help="Paired tasks (default: the suite's search split)."),
-    rounds: int = typer.Option(8, "--rounds", min=0),
-    proposals: int = typer.Option(3, "--proposals", min=1),
-    epochs: int = typer.Option(1, "--epochs", min=1, help="Seeds per task."),
+    rounds: int = typer.Option(8, "--rounds", min=0, max=checks.ROUNDS_MAX),
+    proposals: int = typer.Option(3, "--proposals", min=1, max=checks.PROPOSALS_MAX),
+    epochs: int = typer.Option(1, "--epochs", min=1, max=checks.EPOCHS_MAX, help="Seeds per task."),
     accept: str = typer.Option(DEFAULT_RULE, "--accept", help="default (= explore), greedy or paired."),
     alpha: float = typer.Option(0.05, "--alpha", callback=PROBABILITY_OPEN),
     power: float = typer.Option(0.8, "--power", callback=PROBABILITY_OPEN),
@@ -48,17 +49,17 @@ def plan(
     max_cost: float = typer.Option(None, "--max-cost", callback=NON_NEGATIVE, help="Dollar budget (needs a per-rollout cost)."),
     cost_per_rollout: float = typer.Option(None, "--cost-per-rollout", callback=NON_NEGATIVE,
                                             help="USD per rollout."),
-    from_run: Path = typer.Option(None, "--from-run", help="A run directory: per-rollout cost from its R0 estimate, "
+    from_run: Path = typer.Option(None, "--from-run", callback=checks.existing("dir"), help="A run directory: per-rollout cost from its R0 estimate, "
                                   "discordance from R0's rollouts."),
     pilot: bool = typer.Option(False, "--pilot", help="Run R0 over 2 seeds on the search split to estimate the "
                                "discordance (cached: a search of the same runs dir reuses them)."),
     model: str = typer.Option(DEFAULT_MODEL, "--model", help="Task-agent model for --pilot and the cache lookup."),
     api_base: str = ApiBaseOpt,
-    space: str = typer.Option("default", "--space", help="Search space whose R0 the pilot runs."),
-    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Whose shared rollout cache to read and fill."),
+    space: str = typer.Option("default", "--space", callback=checks.space, help="Search space whose R0 the pilot runs."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", callback=checks.writable_dir, help="Whose shared rollout cache to read and fill."),
     seed: int = typer.Option(0, "--seed", help="The search's seed (its rollout seeds)."),
-    certify_split: str = typer.Option("heldout", "--certify-split", help="The claim's split (none = not run)."),
-    certify_epochs: int = typer.Option(None, "--certify-epochs", min=1, help="Seeds per task of the claim "
+    certify_split: str = typer.Option("heldout", "--certify-split", callback=checks.certify_split, help="The claim's split (none = not run)."),
+    certify_epochs: int = typer.Option(None, "--certify-epochs", min=1, max=checks.EPOCHS_MAX, help="Seeds per task of the claim "
                                        "(default: --epochs)."),
     tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt,
 ) -> None:

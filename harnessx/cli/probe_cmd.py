@@ -6,6 +6,7 @@ import asyncio
 
 import typer
 
+from harnessx.cli import checks
 from harnessx.cli.common import (DataOpt, ReasoningEffortOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors,
                                  open_suite, with_data)
 from harnessx.agent.sampling import SamplingDefaults
@@ -15,9 +16,9 @@ from harnessx.comparison.runs import Contender, resolve_contenders
 from harnessx.errors import InputError
 
 probe_app = typer.Typer(no_args_is_help=True, help="Belief (calibration) and challenge (stability) probes.")
-HarnessesArg = typer.Argument(None, help="Run directories, harness files or preset names.")
-HarnessOpt = typer.Option([], "--harness", help="Same as the positional arguments (repeatable).")
-SplitOpt = typer.Option(None, "--split", help="search, heldout or independent (default: heldout, or the suite's "
+HarnessesArg = typer.Argument(None, callback=checks.harness_spec, help="Run directories, harness files or preset names.")
+HarnessOpt = typer.Option([], "--harness", callback=checks.harness_spec, help="Same as the positional arguments (repeatable).")
+SplitOpt = typer.Option(None, "--split", callback=checks.paired_split, help="search, heldout or independent (default: heldout, or the suite's "
                         "own split when it has no heldout tasks, e.g. toy or a --tasks-dir without splits).")
 
 
@@ -55,8 +56,8 @@ def _stem(kind: str, split: str, sampling: SamplingDefaults) -> str:
 def belief_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = HarnessOpt,
                r0: bool = typer.Option(True, "--r0/--no-r0", help="A run directory also brings its R0."),
                env: str = EnvOpt, model: str = ModelOpt, api_base: str = ApiBaseOpt, split: str = SplitOpt,
-               epochs: int = typer.Option(1, "--epochs", min=1, help="Reports per task (seeds seed*1000+e; 0..N-1 at --seed 0)."),
-               out: str = typer.Option(None, "--out", help="Output dir (default: <run>/probes/belief)."),
+               epochs: int = typer.Option(1, "--epochs", min=1, max=checks.EPOCHS_MAX, help="Reports per task (seeds seed*1000+e; 0..N-1 at --seed 0)."),
+               out: str = typer.Option(None, "--out", callback=checks.writable_dir, help="Output dir (default: <run>/probes/belief)."),
                sources: int = SourcesOpt, resamples: int = typer.Option(10_000, "--resamples", min=100),
                concurrency: int = ConcurrencyOpt, tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt,
                sandbox: str = SandboxOpt, temperature: float = TemperatureOpt, top_p: float = TopPOpt,
@@ -88,7 +89,7 @@ def challenge_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = Harn
                   pre: str = typer.Option(None, "--pre", help="Pre-challenge predicate: abstention, strict_sa, relaxed_sa "
                                           "(default: abstention on terminal, else strict_sa)."),
                   post: str = typer.Option(None, "--post", help="Post-challenge predicate (default: strict_sa)."),
-                  out: str = typer.Option(None, "--out", help="Output dir (default: <run>/probes/challenge)."),
+                  out: str = typer.Option(None, "--out", callback=checks.writable_dir, help="Output dir (default: <run>/probes/challenge)."),
                   sources: int = SourcesOpt, concurrency: int = ConcurrencyOpt, judge_model: str = JudgeOpt,
                   tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt,
                   temperature: float = TemperatureOpt, top_p: float = TopPOpt, seed: int = SeedOpt,

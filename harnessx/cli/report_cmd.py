@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from harnessx.cli import checks
 from harnessx.cli.common import console, friendly_errors
 from harnessx.comparison.runs import load_run
 from harnessx.errors import HarnessXError, InputError
@@ -34,8 +35,8 @@ def mlflow_target(run_dir: Path, run_id: str | None, tracking_uri: str | None) -
 
 
 @friendly_errors
-def report_cmd(run_dir: str = typer.Argument(..., help="A search run directory, runs/<name>."),
-               out: str = typer.Option(None, "--out", help="Output dir (default: <run>/report)."),
+def report_cmd(run_dir: str = typer.Argument(..., callback=checks.existing("dir"), help="A search run directory, runs/<name>."),
+               out: str = typer.Option(None, "--out", callback=checks.writable_dir, help="Output dir (default: <run>/report)."),
                mlflow: bool = typer.Option(True, "--mlflow/--no-mlflow", help="Log the report to the run's MLflow run."),
                mlflow_run_id: str = typer.Option(None, "--mlflow-run-id", help="MLflow run to log to (default: the search's)."),
                tracking_uri: str = typer.Option(None, "--tracking-uri", help=f"MLflow store (default: the search's, else {DEFAULT_TRACKING_URI}).")) -> None:

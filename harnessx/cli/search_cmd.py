@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import shlex
 import sys
 from pathlib import Path
@@ -14,9 +15,11 @@ from harnessx.cli.aliases import aliased
 from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, DataOpt, EnvOpt, ReasoningEffortOpt, SandboxOpt, TasksDirOpt,
                                  Tau2DirOpt, TemperatureOpt, TopPOpt, UserModelOpt, UserModeOpt, console, friendly_errors,
                                  suite_kwargs)
-from harnessx.cli.numbers import NON_NEGATIVE, PROBABILITY_OPEN
+from harnessx.cli import checks
+from harnessx.cli.numbers import NON_NEGATIVE, PROBABILITY_OPEN, in_range
 from harnessx.cli.scale_opts import (ExecutorOpt, LocalRolloutsOpt, RayActorsOpt, RayAddressOpt, WorkersAliasOpt,
                                      check_executor, pool_size)
+from harnessx.errors import InputError
 from harnessx.models.defaults import DEFAULT_MODEL
 from harnessx.search.config import DEFAULT_TRACES, BudgetConfig, ExecutionConfig, RunConfig, SearchConfig, TrackingConfig
 from harnessx.search.names import DEFAULT_PROPOSER, DEFAULT_RULE, PROPOSER_NAMES, PROPOSER_REGISTRY, RULE_NAMES
@@ -37,9 +40,10 @@ class ProgressReporter(Reporter):
 
     def __init__(self, progress: RunProgress):
         self.progress = progress
+        self.planned: int | None = None  # the pre-flight's figure: the bar's total, whatever the loop re-plans
 
     def plan(self, total: int, done: int) -> None:
-        self.progress.plan(total, done)
+        self.progress.plan(total if self.planned is None else max(self.planned, done), done)
 
     def rollout(self, result: RolloutResult, cost_usd: float) -> None:
         self.progress.advance(cost_usd)
@@ -55,9 +59,19 @@ class ProgressReporter(Reporter):
     def note(self, text: str) -> None:
         self.progress.line(text, style="yellow")
 
+    def stayed(self, round_no: int, rows: list[dict]) -> None:
+        self.progress.line(stayed_line(round_no, rows))
+
+
+def stayed_line(round_no: int, rows: list[dict]) -> str:
+    """One line for a round that did not move: how many proposals, and the rule's reason for the first."""
+    reasons = list(dict.fromkeys(str(r.get("reason") or "no reason recorded") for r in rows))
+    return (f"round {round_no}: no move ({len(rows)} proposal{'s' if len(rows) != 1 else ''} judged; "
+            f"{reasons[0]}{f'; +{len(reasons) - 1} other reason(s)' if len(reasons) > 1 else ''})")
+
 
 def search(
-    objective: str = typer.Option("joint", "--objective", help="What to maximise: joint (pooled strict SA + solve), "
+    objective: str = typer.Option("joint", "--objective", callback=checks.objective, help="What to maximise: joint (pooled strict SA + solve), "
                                   "sa (strict SA on blocked search tasks) or another objective a benchmark declares "
                                   "(kas, nas, ...; an unknown name is refused with the full list)."),
     env: str = EnvOpt,
@@ -74,14 +88,14 @@ def search(
                                "moves on modest evidence; the claim at the end certifies), paired (paired test + Holm + racing) "
                                f"or greedy (the paper's: best proposal if its objective is higher). Registered: {', '.join(RULE_NAMES)}; "
                                "or an import path package.module:Class (an AcceptanceRule)."),
-    rounds: int = typer.Option(8, "--rounds", min=0, help="Rounds after R0."),
-    proposals: int = typer.Option(3, "--proposals", min=1, help="Proposals per round."),
-    epochs: int = typer.Option(1, "--epochs", min=1, help="Rollouts per task (seeds), the same for every candidate."),
+    rounds: int = typer.Option(8, "--rounds", min=0, max=checks.ROUNDS_MAX, help="Rounds after R0."),
+    proposals: int = typer.Option(3, "--proposals", min=1, max=checks.PROPOSALS_MAX, help="Proposals per round."),
+    epochs: int = typer.Option(1, "--epochs", min=1, max=checks.EPOCHS_MAX, help="Rollouts per task (seeds), the same for every candidate."),
     seed: int = typer.Option(0, "--seed", min=0, help="Search seed: rollout seeds, task order, samplers."),
-    space: str = typer.Option("default", "--space", help="Search space: a name in search_spaces/ or a YAML path."),
+    space: str = typer.Option("default", "--space", callback=checks.space, help="Search space: a name in search_spaces/ or a YAML path."),
     alpha: float = typer.Option(0.05, "--alpha", callback=PROBABILITY_OPEN, help="Significance level of the paired rule."),
-    name: str = typer.Option(None, "--name", help="Run name (default <objective>-<env>)."),
-    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where run directories go."),
+    name: str = typer.Option(None, "--name", callback=checks.run_name, help="Run name (default <objective>-<env>)."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", callback=checks.writable_dir, help="Where run directories go."),
     resume: bool = typer.Option(False, "--resume", help="Continue the run directory; finished rollouts are reused."),
     storage: str = typer.Option(None, "--storage", help="Optuna storage URL (e.g. postgresql://...); default: "
                                 "a journal file runs/<name>/optuna.log."),
@@ -101,12 +115,12 @@ def search(
     sources: int = typer.Option(0, "--sources", min=0, help="Only the first N source pairs of the search split (0 = all)."),
     tasks: list[str] = typer.Option(None, "--tasks", help="Only these task or source ids (repeatable)."),
     temperature: float = TemperatureOpt, top_p: float = TopPOpt, reasoning_effort: str = ReasoningEffortOpt,
-    certify_split: str = typer.Option("heldout", "--certify-split", help="Split the final claim (selected vs R0, "
+    certify_split: str = typer.Option("heldout", "--certify-split", callback=checks.certify_split, help="Split the final claim (selected vs R0, "
                                       "paired, one-sided test at --alpha) is tested on; none = not run. Its "
                                       "rollouts are paid after the search, outside --max-rollouts."),
-    certify_epochs: int = typer.Option(None, "--certify-epochs", help="Seeds per task for the claim "
+    certify_epochs: int = typer.Option(None, "--certify-epochs", min=1, max=checks.EPOCHS_MAX, help="Seeds per task for the claim "
                                        "(default: --epochs)."),
-    effect: float = typer.Option(None, "--effect", help="Pre-flight: warn when the rounds cannot detect, or the "
+    effect: float = typer.Option(None, "--effect", callback=in_range(0, 1, lo_open=True), help="Pre-flight: warn when the rounds cannot detect, or the "
                                  "claim cannot certify, an improvement this large (absolute, 0.05 = +5 pp)."),
 ) -> None:
     """Search harnesses: R0, then --rounds x --proposals candidates judged on the search split.
@@ -114,12 +128,14 @@ def search(
     Writes runs/<name>/ (config, checkpoint, harnesses, ledger, rollouts, optuna.log, selected.yaml,
     summary.json) and MLflow runs under mlruns/. Held-out and independent splits are never used.
     """
+    check_run_folder(runs_dir / (name or f"{objective}-{env}"), name, resume, rounds)
     from harnessx.agent.sampling import copies_warning
     from harnessx.formatting.progress import ProgressConfig, RunProgress
     from harnessx.search import Search
     from harnessx.search.breaker import ModelOutage
     from harnessx.search.budget import search_plan
     from harnessx.search.certify import CertifyConfig
+    from harnessx.models.preflight import preflight
     from harnessx.search.planner import rollout_line
     from harnessx.search.rules import rule_class
 
@@ -140,7 +156,8 @@ def search(
         tracking=TrackingConfig(runs_dir=str(runs_dir), storage=storage, tracking_uri=None if no_mlflow else tracking_uri,
                                 mlflow_traces=mlflow_traces))
     progress = RunProgress(ProgressConfig("search"), console)
-    runner = Search(config, reporter=ProgressReporter(progress),
+    reporter = ProgressReporter(progress)
+    runner = Search(config, reporter=reporter,
                     certify=CertifyConfig.from_options(certify_split, certify_epochs))
     sim = runner.model.simulated
     rule = runner.acceptance.name  # the rule that runs; `default` names one of them (an alias): say both
@@ -151,7 +168,9 @@ def search(
         console.print("[yellow]Simulated task agent: numbers test the pipeline; they are not a model's result.[/]")
     elif warning := copies_warning(epochs, temperature or 0.0, [], simulated=False):
         console.print(warning, style="yellow", markup=False, highlight=False)
+    asyncio.run(preflight(runner.model))  # a model that cannot answer stops before the plan is printed
     power_plan = search_plan(runner, effect)  # the same figures as `harnessx plan` (one function computes both)
+    reporter.planned = power_plan.rollouts  # the bar counts toward the figure the pre-flight prints
     console.print(f"pre-flight: {rollout_line(power_plan)}" + (" (cost $0: simulated)" if sim else "; tokens and "
                   "cost are estimated after R0 and capped by --max-rollouts / --max-cost"), markup=False)
     for line in power_plan.lines()[1:]:
@@ -170,9 +189,29 @@ def search(
         if runner.tracker is not None:
             runner.tracker.kill()
         raise ModelOutage(f"{exc}. Stopped; fix the model, then continue with: {resume_command()}") from None
-    print_summary(result.summary, result.run_dir)
+    print_summary({**result.summary, "planned_rollouts": power_plan.rollouts}, result.run_dir)
     if (result.summary.get("stop_reason") or "").startswith("model:"):
         console.print(f"[yellow]stopped on model failures; continue with:[/] {resume_command()}", highlight=False)
+
+
+def check_run_folder(run: Path, name: str | None, resume: bool, rounds: int) -> None:
+    """The run folder a search writes: new unless --resume, then one a search made, with fewer finished
+    rounds than --rounds asks for. Checked before the search's libraries load (the search checks again)."""
+    option = "--name" if name else "--name (default <objective>-<env>)"
+    if not resume:
+        if run.exists():
+            raise InputError(option, f"{run} already exists", "--resume to continue it, or another --name")
+        return
+    if not (run / "config.json").is_file():
+        raise InputError("--resume", f"{run}: nothing to resume (no config.json)",
+                         "the --name and --runs-dir of an existing search run")
+    try:
+        done = json.loads((run / "checkpoint.json").read_text(encoding="utf-8")).get("round", -1)
+    except (OSError, ValueError, AttributeError):
+        return  # no checkpoint yet, or one the search itself refuses with its recovery line
+    if isinstance(done, int) and done > rounds:
+        raise InputError("--rounds", f"{rounds}, but {run} has finished round {done} already",
+                         f"--rounds {done} or more (the rounds to finish, R0 not counted)")
 
 
 def resume_command() -> str:
@@ -202,14 +241,28 @@ def print_summary(summary: dict, run_dir: Path) -> None:
     console.print(f"incumbent {summary['objective']} by round (* = accepted): {curve}")
     claim = summary.get("claim") or {}
     console.print(f"rollouts used: {summary['rollouts']}"
+                  + (f" of up to {summary['planned_rollouts']} planned" if summary.get("planned_rollouts") else "")
                   + (f" + {claim['rollouts']} for the claim ({claim.get('paid', 0)} paid, the rest from the cache; "
                      f"${claim.get('cost_usd', 0.0):.4f})" if claim.get("rollouts") else "")
                   + f", cost ${summary['cost_usd']:.4f}, wall {summary['wall_s']}s"
                   + (f"; stopped: {summary['stop_reason']}" if summary.get("stop_reason") else ""))
     console.print(claim_line(claim or None), style="bold green" if claim.get("certified") else "bold", markup=False,
                   highlight=False)
-    console.print(f"run: {run_dir}  (export: harnessx export {run_dir} --out harness.yaml)")
+    console.print(f"run: {run_dir}  (export: harnessx export {run_dir} --out harness.yaml); {disk_line(run_dir)}",
+                  highlight=False)
     console.print(f"[dim]{summary['note']}[/]")
+
+
+def disk_line(run_dir: Path) -> str:
+    """The run directory's disk use, and how much of it is shared with the runs folder's rollout cache
+    (hard links: one copy of each rollout on disk)."""
+    total = shared = 0
+    for path in Path(run_dir).rglob("*"):
+        if path.is_file():
+            stat = path.stat()
+            total += stat.st_size
+            shared += stat.st_size if stat.st_nlink > 1 else 0
+    return f"disk {total / 1e6:.1f} MB, of which {shared / 1e6:.1f} MB are rollouts shared with the rollout cache"
 
 
 def benchmark_rows(*cards: dict) -> list:

@@ -8,9 +8,10 @@ from collections import Counter
 import typer
 from rich.markup import escape
 
+from harnessx.cli import checks
 from harnessx.cli.common import (DataOpt, EnvOpt, SandboxOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors,
                                  open_suite)
-from harnessx.errors import InputError, one_of
+from harnessx.errors import InputError
 from harnessx.formatting.table import Table
 from harnessx.io_write import write_atomic
 
@@ -19,15 +20,10 @@ tasks_app = typer.Typer(no_args_is_help=True, help="List, show and build task su
 
 @tasks_app.command("list")
 @friendly_errors
-def list_tasks(env: str = EnvOpt, split: str = typer.Option(None, help="search, heldout or independent"),
+def list_tasks(env: str = EnvOpt, split: str = typer.Option(None, callback=checks.paired_split, help="search, heldout or independent"),
                limit: int = typer.Option(0, min=0, help="show at most this many rows (0 = all)"),
                tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, data: list[str] = DataOpt) -> None:
     """List tasks with split, family and source; counts per split and family at the end."""
-    if split is not None:  # as `eval` refuses an unknown split, instead of an empty table
-        from harnessx.comparison.setup import SPLITS  # the runner and LiteLLM come with it
-
-        if split not in SPLITS:
-            raise InputError("--split", f"unknown split {split!r}", one_of(SPLITS))
     tasks = open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, data=data).tasks(split)
     rows = [[escape(task.id), "-", "[red]INVALID[/]", escape(str(task.metadata["load_error"]))]
             if task.metadata.get("load_error") else

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import typer
 
+from harnessx.cli import checks
 from harnessx.cli.aliases import aliased
 from harnessx.cli.common import console, friendly_errors
 from harnessx.cli.numbers import NON_NEGATIVE
@@ -24,7 +25,7 @@ from harnessx.errors import InputError
 
 
 def worker(
-    run_dir: Path = typer.Argument(None, help="The search's run directory (runs/<name>); its config.json names "
+    run_dir: Path = typer.Argument(None, callback=checks.existing("dir"), help="The search's run directory (runs/<name>); its config.json names "
                                    "the storage."),
     storage: str = typer.Option(None, "--storage", help="The search's Optuna RDB URL (default: from config.json)."),
     study: str = typer.Option(None, "--study", help="The search's run name (default: the run directory's name)."),

@@ -78,6 +78,17 @@ class Switches(BaseModel):
                              "trailing whitespace")
         return value
 
+    @field_validator("abandon_file")
+    @classmethod
+    def _inside_the_workdir(cls, value: str) -> str:
+        # the environment looks for it in the task's working directory: an absolute path or one that
+        # climbs out would never be found there, and every deferral would score as a failure
+        parts = value.split("/")
+        if value.startswith(("/", "~")) or "\\" in value or ".." in parts or "" in parts:
+            raise ValueError(f"{value!r} is not a file name relative to the task's working directory; expected "
+                             "a relative name such as infeasible.md (no leading '/' or '~', no '\\', no '..')")
+        return value
+
     @field_validator("reasoning_effort", mode="before")
     @classmethod
     def _reasoning_effort(cls, value: object) -> str | None:

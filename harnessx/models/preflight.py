@@ -29,6 +29,25 @@ def check_api_base(api_base: str | None) -> None:
                          "http://127.0.0.1:8000/v1")
 
 
+def check_credentials(client: ModelClient) -> None:
+    """A hosted model whose provider needs a key that is not set stops here, in one line, instead of
+    a call that fails after the provider's retries. A model with --api-base or its own key, or whose
+    provider needs no key, passes (LiteLLM knows which environment variables each provider reads)."""
+    if client.api_base or client.api_key:
+        return
+    import litellm
+
+    try:
+        found = litellm.validate_environment(client.model)
+    except Exception:  # a model string LiteLLM cannot place: the probe call names the problem
+        return
+    keys = [k for k in found.get("missing_keys") or [] if k.endswith(("_KEY", "_TOKEN"))]
+    if keys:
+        raise ModelCallError(f"pre-flight: model {client.model!r} needs {' and '.join(keys)}, which is not set "
+                             f"(export it, or give --api-base for a local server)", kind="auth",
+                             detail=f"missing {', '.join(keys)}")
+
+
 async def preflight(client: ModelClient, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> None:
     """Raise a ModelCallError (or InputError) when `client`'s model cannot answer; else return."""
     check_api_base(client.api_base)
@@ -40,6 +59,7 @@ async def preflight(client: ModelClient, timeout_s: float = PREFLIGHT_TIMEOUT_S)
     if offline is not None:
         offline(name)  # raises InputError naming the file and field
     else:
+        check_credentials(client)
         probe = ModelClient(client.model, api_base=client.api_base, api_key=client.api_key,
                             timeout_s=min(timeout_s, client.timeout_s), max_retries=1, backoff_s=0.5,
                             extra=client.extra, reasoning_effort=client.reasoning_effort)

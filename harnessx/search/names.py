@@ -9,6 +9,10 @@ constructors are `make_proposer` (harnessx/search/proposers) and `make_acceptanc
 
 from __future__ import annotations
 
+from pathlib import Path
+
+SPACE_DIR = Path(__file__).resolve().parents[2] / "search_spaces"  # the named search spaces (<name>.yaml)
+
 from harnessx.plugins import Registry, subclass_of
 
 

@@ -29,11 +29,16 @@ class Reporter:
         """The incumbent moved: `row` is the accepted ledger row, `before` the replaced incumbent's
         objective as `to_dict()` ({} when not known)."""
 
+    def stayed(self, round_no: int, rows: list[dict]) -> None:
+        """A round ended without a move: `rows` are its ledger rows (each with the rule's `reason`)."""
+
 
 
 def announce(reporter: Reporter, objective: Any, rows: list[dict], before: Any | None) -> None:
-    """`accepted(row, before)` for each move among these ledger rows."""
+    """`accepted(row, before)` for each move among these ledger rows, or `stayed` when none moved."""
     base = objective.rate(before.scorecard).to_dict() if before is not None else {}
+    if rows and not any(row["accepted"] for row in rows):
+        reporter.stayed(rows[0]["round"], rows)
     for row in rows:
         if row["accepted"]:
             reporter.accepted({**row, "objective": {**row["objective"], "kind": base.get("kind")}}, base)

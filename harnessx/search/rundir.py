@@ -14,6 +14,7 @@ r0.yaml, selected.yaml, summary.json
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import uuid
@@ -47,9 +48,14 @@ LEDGER_RECOVERY = ("one JSON object per line; remove that line and the rows afte
 
 
 def ledger_row(row: Any) -> None:
-    """A ledger row is a JSON object with its round."""
+    """A ledger row is a JSON object with its round, and an objective value that is a finite number or
+    null (a NaN or infinity is no score: a plot or a table would drop it or rank it silently)."""
     if not isinstance(row, dict) or "round" not in row:
         raise ValueError("not a ledger row (no 'round')")
+    objective = row.get("objective")
+    value = objective.get("value") if isinstance(objective, dict) else objective
+    if value is not None and not (isinstance(value, int | float) and math.isfinite(value)):
+        raise ValueError(f"field 'objective.value' = {value!r} is not a finite number or null")
 
 
 class RunDir:

@@ -20,9 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from harnessx.errors import InputError, one_of
 from harnessx.harness import COMPONENTS, Harness, Switches, resolve_harness
 from harnessx.scoring.failure_modes import BLOCKED, FEASIBLE
+from harnessx.search.names import SPACE_DIR
 from harnessx.validation import read_mapping, validate
 
-SPACE_DIR = Path(__file__).resolve().parents[2] / "search_spaces"
 FAILURE_MODES = tuple(dict.fromkeys((*BLOCKED, *FEASIBLE)))
 # A component the runtime ignores unless a switch turns it on: (switch, inert value, value that enables it).
 ENABLED_BY = {

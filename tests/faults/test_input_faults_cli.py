@@ -5,6 +5,7 @@ the file or option and what was expected, exit 2, no traceback, and nothing half
 from __future__ import annotations
 
 import errno
+from pathlib import Path
 import json
 import os
 import shutil
@@ -120,7 +121,7 @@ def test_a_non_utf8_or_deeply_nested_input_file_is_named(tmp_path, content, wher
 
 def test_a_run_name_too_long_for_the_filesystem(tmp_path):
     runs = tmp_path / "runs"
-    refused(cli(*SEARCH, "--name", "x" * 300, "--runs-dir", runs), "File name too long", "shorter name")
+    refused(cli(*SEARCH, "--name", "x" * 300, "--runs-dir", runs), "--name", "at most 128")  # before the OS says so
     assert not runs.exists() or not any(runs.iterdir())
 
 
@@ -274,3 +275,22 @@ def test_report_to_a_missing_sqlite_store_creates_nothing(run, tmp_path):
     refused(cli("report", run, "--tracking-uri", f"sqlite:///{store}", "--mlflow-run-id", "abc"),
             "--tracking-uri", str(store))
     assert not store.parent.exists() and not (run / "report").exists()
+
+
+def test_a_disk_that_fills_mid_search_leaves_no_tmp_file(tmp_path, monkeypatch):
+    written = {"n": 0}
+    real = Path.write_text
+
+    def filling(self, data, *args, **kwargs):
+        if self.name.endswith(".tmp"):
+            written["n"] += 1
+            if written["n"] > 5:  # the sixth rollout result: half of it lands, then the disk is full
+                real(self, data[: len(data) // 2], *args, **kwargs)
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
+        return real(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", filling)
+    result = cli(*SEARCH, "--name", "fills", "--runs-dir", tmp_path / "runs")
+    refused(result, "No space left on device", "free space")
+    assert written["n"] > 5
+    assert not list(tmp_path.rglob("*.tmp")), sorted(tmp_path.rglob("*.tmp"))
