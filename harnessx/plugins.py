@@ -119,13 +119,13 @@ class Registry:
 
     group: the entry-point group; option: the CLI option that names one (`--env`);
     noun: what one is called in messages ("environment"); kind: what a valid one is, for messages
-    ("a class with tasks() and make_env()"); check: whether a loaded object is of the kind."""
+    ("a class with tasks() and make_env()"); is_kind: whether a loaded object is of the kind."""
 
     group: str
     option: str
     noun: str
     kind: str
-    check: Callable[[object], bool]
+    is_kind: Callable[[object], bool]
 
     def names(self) -> list[str]:
         """The registered names (nothing is imported)."""
@@ -168,7 +168,7 @@ class Registry:
             verb = "does not import" if spec == target else "failed to load"
             raise InputError(self.option, f"{where} {verb}: {summary(exc)}",
                              "an importable package.module:Class" if spec == target else None) from None
-        if not self.check(obj):
+        if not self.is_kind(obj):
             raise InputError(self.option, f"{where} is {_described(obj)}, not a valid {self.noun}", self.kind)
         return obj
 

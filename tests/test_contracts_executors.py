@@ -16,7 +16,7 @@ from harnessx.executors import EXECUTORS
 from harnessx.search import Search, SearchConfig
 from scale_services import fixed_latency_model, pg_databases, pg_url, ray_local  # noqa: F401
 
-VOLATILE = {"mlflow_run_id"}  # MLflow is off here; every other field must match exactly
+VOLATILE = {"mlflow_run_id", "started", "finished"}  # MLflow is off, the clock differs; every other field must match
 # what each executor needs beyond the search process: the fixture that provides it, and the options
 SERVICES = {"ray": ("ray_local", lambda service: {"workers": 2}),
             "queue": ("pg_url", lambda url: {"storage": url, "workers": 2})}

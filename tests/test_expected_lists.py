@@ -12,7 +12,7 @@ import pytest
 from harnessx.errors import InputError, one_of
 
 ROOT = Path(__file__).resolve().parent.parent
-PLAIN = re.compile(r"(a YAML path or )?one of [\w./-]+(, [\w./-]+)*")
+PLAIN = re.compile(r"(a YAML path or )?one of [\w./-]+(, [\w./-]+)*(, or an import path package\.module:Class)?")
 
 
 def test_one_of_is_plain_words():

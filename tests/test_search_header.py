@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from harnessx.cli.main import app
-from harnessx.search.rules import ACCEPTANCE
+from harnessx.search.rules import ACCEPTANCE, rule_class
 
 
 @pytest.mark.parametrize("accept", list(ACCEPTANCE))
@@ -16,6 +16,6 @@ def test_the_header_names_the_rule_given_and_what_an_alias_stands_for(accept, tm
     result = CliRunner().invoke(app, ["search", "--env", "toy", "--rounds", "0", "--no-mlflow", "--name", "h",
                                       "--accept", accept])
     assert result.exit_code == 0, result.output
-    rule = ACCEPTANCE[accept]().name
+    rule = rule_class(accept)().name
     shown = accept if accept == rule else f"{accept} ({rule})"
     assert f"accept={shown}" in " ".join(result.output.split())

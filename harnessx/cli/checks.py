@@ -18,6 +18,8 @@ from typing import Any, get_args
 
 import typer
 
+from harnessx import errors
+
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 NAME_EXPECTED = "a name of letters, digits, '.', '_' and '-' (at most 128, not starting with '.' or '-')"
 LOOPBACK_NAMES = ("localhost",)
@@ -54,7 +56,7 @@ def one_of(names: Callable[[], Iterable[str]], what: str, *, extra: tuple[str, .
         known = [*names(), *extra]
         for item in _each(value):
             if item not in known:
-                raise typer.BadParameter(f"unknown {what} {item!r} (expected one of {', '.join(known)})")
+                raise typer.BadParameter(f"unknown {what} {item!r} (expected {errors.one_of(known)})")
         return value
 
     return check
@@ -74,7 +76,15 @@ def _paired_splits() -> tuple[str, ...]:
 
 objective = one_of(_objective_names, "objective")
 paired_split = one_of(_paired_splits, "split")
-certify_split = one_of(lambda: [s for s in _paired_splits() if s != "search"], "split", extra=("none",))
+_claim_split = one_of(lambda: [s for s in _paired_splits() if s != "search"], "split", extra=("none",))
+
+
+def certify_split(value: Any) -> Any:
+    """The claim's split: never the one selection used (said so, not as an unknown split)."""
+    if value == "search":
+        raise typer.BadParameter("'search' is the split selection used (expected heldout, independent, another "
+                                 "split of the suite that the search never saw, or none)")
+    return _claim_split(value)
 
 
 def space(value: str | None) -> str | None:
@@ -88,7 +98,7 @@ def space(value: str | None) -> str | None:
             raise typer.BadParameter(f"no such YAML file {value!r} (expected a search-space file)")
     elif not (SPACE_DIR / f"{value}.yaml").is_file():
         names = sorted(p.stem for p in SPACE_DIR.glob("*.yaml"))
-        raise typer.BadParameter(f"no search space {value!r} (expected a YAML path or one of {', '.join(names)})")
+        raise typer.BadParameter(f"no search space {value!r} (expected a YAML path or {errors.one_of(names)})")
     return value
 
 

@@ -48,7 +48,9 @@ def trials(run_dir: Path) -> list:
 
 
 def outcome(result) -> tuple:
-    ledger = (result.run_dir / "ledger.jsonl").read_text()
+    clock = ("started", "finished")  # when a round was judged: the clock of the process that judged it
+    ledger = [{k: v for k, v in json.loads(line).items() if k not in clock}
+              for line in (result.run_dir / "ledger.jsonl").read_text().splitlines()]
     return result.summary["selected"]["hash"], result.summary["curve"], ledger, trials(result.run_dir)
 
 

@@ -28,7 +28,7 @@ Compared with the uninterrupted run: summary.json (selected hash and scorecard, 
 rollouts, stop reason), selected.yaml and every scores/*.jsonl byte for byte, every ledger row, and
 every Optuna trial (number, state, value, params, intermediate values, user attributes). Fields that
 legitimately differ: `mlflow_run_id` in ledger rows and trial attributes (MLflow run ids are random;
-the MLflow check maps them instead), the parent run's id in checkpoint.json, timestamps (Optuna
+the MLflow check maps them instead), the parent run's id in checkpoint.json, timestamps (a ledger row's `started` and `finished`, Optuna
 trial start/end, MLflow run times), and summary.json's `wall_s` and `model_calls` (the calls the last
 process made itself: 0 when everything was cached; this test counts calls across processes).
 """
@@ -202,7 +202,8 @@ def outcome(root: Path) -> dict:
     return {"summary": {k: v for k, v in summary.items() if k not in ("model_calls", "wall_s", "sha256")},
             "selected.yaml": (run / "selected.yaml").read_text(),
             "scores": {p.name: p.read_text() for p in sorted((run / "scores").glob("*.jsonl"))},
-            "ledger": [{k: v for k, v in row.items() if k != "mlflow_run_id"} for row in ledger],
+            "ledger": [{k: v for k, v in row.items() if k not in ("mlflow_run_id", "started", "finished")}
+                       for row in ledger],
             "trials": trials(run), "mlflow_ids": [row["mlflow_run_id"] for row in ledger]}
 
 
