@@ -65,6 +65,21 @@ def test_a_search_run_folder_that_is_wrong_for_the_command_is_refused_before_the
     assert tree(tmp_path) == before
 
 
+PLUG_INS = [("--env", "bogus"), ("--accept", "bogus"), ("--env", "no_such_pkg.mod:Suite"),
+            ("--accept", "no_such_pkg.mod:Rule")]
+
+
+@pytest.mark.parametrize(("command", "option", "value"), [("search", *p) for p in PLUG_INS]
+                         + [("plan", *p) for p in PLUG_INS] + [("search", "--proposer", "bogus"),
+                                                               ("search", "--proposer", "no_such_pkg.mod:P")])
+def test_a_plug_in_name_or_import_path_that_does_not_resolve_is_refused_before_the_search_loads(tmp_path, command,
+                                                                                                 option, value):
+    out, cpu = harnessx(command, option, value, cwd=tmp_path)
+    refused(out, option, value)
+    assert cpu < CPU_S, f"{cpu:.2f} s of CPU"
+    assert tree(tmp_path) == {}
+
+
 def test_a_key_given_twice_in_a_harness_is_refused_naming_file_and_key(tmp_path):
     (tmp_path / "h.yaml").write_text("name: x\nswitches:\n  abandon_mode: file\n  abandon_mode: none\n")
     out, _ = harnessx("eval", "--env", "toy", "--harness", "h.yaml", "--out", "o", cwd=tmp_path)

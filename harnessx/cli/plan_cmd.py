@@ -64,13 +64,16 @@ def plan(
     tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt,
 ) -> None:
     """Rounds x proposals x seeds a budget buys, the minimum detectable effect per round and of the final claim."""
+    from harnessx.envs.registry import suite_class
+
+    suite_class(env)  # the plug-in names before the planner's libraries load
+    RULE_REGISTRY.check(accept)
     from harnessx.models.client import ModelClient
     from harnessx.search import get_objective, load_space
     from harnessx.search.certify import CertifyConfig
     from harnessx.search.discordance import Discordance, DiscordanceSource, estimate_discordance
     from harnessx.search.planner import PlanConfig, plan as make_plan
 
-    RULE_REGISTRY.check(accept)
     goal = get_objective(objective)
     suite = open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir)
     search_tasks = goal.tasks(suite.tasks("search"))

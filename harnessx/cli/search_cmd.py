@@ -22,7 +22,8 @@ from harnessx.cli.scale_opts import (ExecutorOpt, LocalRolloutsOpt, RayActorsOpt
 from harnessx.errors import InputError
 from harnessx.models.defaults import DEFAULT_MODEL
 from harnessx.search.config import DEFAULT_TRACES, BudgetConfig, ExecutionConfig, RunConfig, SearchConfig, TrackingConfig
-from harnessx.search.names import DEFAULT_PROPOSER, DEFAULT_RULE, PROPOSER_NAMES, PROPOSER_REGISTRY, RULE_NAMES
+from harnessx.search.names import (DEFAULT_PROPOSER, DEFAULT_RULE, PROPOSER_NAMES, PROPOSER_REGISTRY, RULE_NAMES,
+                                   RULE_REGISTRY)
 from harnessx.search.reporter import Reporter
 from harnessx.search.uris import DEFAULT_MLFLOW_URI
 
@@ -129,6 +130,13 @@ def search(
     summary.json) and MLflow runs under mlruns/. Held-out and independent splits are never used.
     """
     check_run_folder(runs_dir / (name or f"{objective}-{env}"), name, resume, rounds)
+    # the plug-in names before the search's libraries load: a typo costs no import (a registered name
+    # is not imported here; an import path is, being the user's own code)
+    from harnessx.envs.registry import suite_class
+
+    suite_class(env)
+    RULE_REGISTRY.check(accept)
+    PROPOSER_REGISTRY.check(proposer)
     from harnessx.agent.sampling import copies_warning
     from harnessx.formatting.progress import ProgressConfig, RunProgress
     from harnessx.search import Search
@@ -139,8 +147,7 @@ def search(
     from harnessx.search.planner import rollout_line
     from harnessx.search.rules import rule_class
 
-    rule_class(accept)  # an unknown, unimportable or wrong-kind rule: one line, before anything runs
-    PROPOSER_REGISTRY.check(proposer)
+    rule_class(accept)  # an import path of the wrong kind: one line, before anything runs
     check_executor(executor, ray_address, storage)
     workers = pool_size(executor, ray_actors, local_rollouts, workers)
     config = SearchConfig(
