@@ -99,7 +99,7 @@ def eval_search_compare(python: str, cwd: Path, env: str, proposer: str, accept:
     ran = run(python, cwd, "search", "--env", env, "--proposer", proposer, "--accept", accept, "--rounds", "1",
               "--proposals", "2", "--name", "s", "--runs-dir", "runs", "--no-mlflow", pythonpath=pythonpath)
     assert ran.returncode == 0, ran.stderr[-3000:]
-    assert "proposer=demo-proposer accept=demo-rule" in ran.stdout
+    assert f"proposer=demo-proposer accept={accept} (demo-rule)" in " ".join(ran.stdout.split())
     config = json.loads((cwd / "runs" / "s" / "config.json").read_text())
     assert (config["env"], config["proposer"], config["accept"]) == (env, "demo-proposer", "demo-rule")
     ran = run(python, cwd, "compare", "runs/s", "--split", "heldout", "--resamples", "100", pythonpath=pythonpath)

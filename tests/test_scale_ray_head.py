@@ -107,7 +107,7 @@ def _search(tmp: Path, name: str, env: dict[str, str], *extra: str) -> subproces
 def _outcome(tmp: Path, name: str) -> tuple[str, list[dict]]:
     run = tmp / f"runs-{name}" / name
     summary = json.loads((run / "summary.json").read_text())
-    ledger = [{k: v for k, v in json.loads(line).items() if k != "mlflow_run_id"}
+    ledger = [{k: v for k, v in json.loads(line).items() if k not in ("mlflow_run_id", "started", "finished")}
               for line in (run / "ledger.jsonl").read_text().splitlines()]
     return summary["selected"]["hash"], ledger
 

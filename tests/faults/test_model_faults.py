@@ -72,7 +72,7 @@ def test_a_dead_endpoint_is_a_connection_failure():
     ("nosuchprovider/foo", None, ModelCallError, ["nosuchprovider/foo", "bad_request"]),
     ("openai/x", "not-a-url", InputError, ["--api-base", "not-a-url"]),
     ("openai/x", "CLOSED", ModelCallError, ["openai/x", "127.0.0.1", "connection"]),
-    ("openai/gpt-4.1-mini", None, ModelCallError, ["gpt-4.1-mini", "auth", "credentials"]),
+    ("openai/gpt-4.1-mini", None, ModelCallError, ["gpt-4.1-mini", "OPENAI_API_KEY", "not set"]),  # no call made
 ])
 def test_preflight_fails_fast_naming_model_base_url_and_the_providers_error(model, api_base, error, words,
                                                                               monkeypatch, waits):

@@ -125,6 +125,8 @@ def run_pytest(spec: TaskSpec, sandbox: Sandbox, results: Path) -> Run:
         result = sandbox.run(pytest_command(spec, channel.env), spec.config.verifier.timeout_sec,
                              cwd=spec.workdir, pass_fds=channel.fds)
     finally:
+        if not channel.pipe:  # a file any process left in the sandbox can still write (a daemon the tests
+            sandbox.stop()    # started): read only once the sandbox and every process in it are gone
         stream = channel.close()
     verdict = grade(stream, expected_tests(spec.test_dir, spec.hx.test_files), result.exit_code)
     if result.timed_out and verdict.reward == 0.0 and not verdict.excluded:
