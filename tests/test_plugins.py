@@ -89,8 +89,8 @@ def run(python: str, cwd: Path, *args: str, pythonpath: str = str(REPO)) -> subp
                           check=False, timeout=900)
 
 
-def eval_search_compare(python: str, cwd: Path, env: str, proposer: str, accept: str, pythonpath: str) -> None:
-    """The three commands with the plug-ins, each checked to have used them."""
+def eval_search_compare(python: str, cwd: Path, env: str, proposer: str, accept: str, pythonpath: str) -> dict:
+    """The three commands with the plug-ins, each checked to have used them; the search's config."""
     ran = run(python, cwd, "eval", "--env", env, "--harness", "A1", "--split", "search", "--out", "ev",
               pythonpath=pythonpath)
     assert ran.returncode == 0, ran.stderr[-3000:]
@@ -105,6 +105,7 @@ def eval_search_compare(python: str, cwd: Path, env: str, proposer: str, accept:
     ran = run(python, cwd, "compare", "runs/s", "--split", "heldout", "--resamples", "100", pythonpath=pythonpath)
     assert ran.returncode == 0, ran.stderr[-3000:]
     assert list((cwd / "runs" / "s" / "compare").glob("compare-*.json"))
+    return config
 
 
 def refused(ran: subprocess.CompletedProcess, *phrases: str) -> None:
@@ -155,8 +156,9 @@ def test_an_installed_plugin_that_fails_is_one_named_line(venv, tmp_path):
 @pytest.mark.slow
 def test_an_import_path_plugin_runs_eval_search_and_compare_with_no_install(tmp_path):
     plugin = write_plugin(tmp_path / "src")
-    eval_search_compare(sys.executable, tmp_path, "hxdemo.world:DemoSuite", "hxdemo.world:DemoProposer",
-                        "hxdemo.world:DemoRule", pythonpath=f"{REPO}{os.pathsep}{plugin}")
+    config = eval_search_compare(sys.executable, tmp_path, "hxdemo.world:DemoSuite", "hxdemo.world:DemoProposer",
+                                 "hxdemo.world:DemoRule", pythonpath=f"{REPO}{os.pathsep}{plugin}")
+    assert config["env"] == "hxdemo.world:DemoSuite"  # the suite came by import path, nothing installed
 
 
 @pytest.mark.parametrize("option, spec, phrases", [
