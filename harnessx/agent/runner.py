@@ -16,6 +16,7 @@ from pathlib import Path
 from harnessx import failpoints
 from harnessx.agent.keys import rollout_key, rollout_model_id
 from harnessx.agent.records import read_record
+from harnessx.agent.shared_cache import RootHold
 from harnessx.agent.result import RolloutResult
 from harnessx.envs.base import Suite
 from harnessx.executors import Executor, ExecutorConfig, RolloutJob, make_executor
@@ -32,12 +33,19 @@ class RolloutCache:
 
     With `shared` (harnessx.agent.shared_cache), a rollout missing here is taken from the cache that
     every command of a runs directory shares, and a new one is written to both: a run directory
-    stays self-contained, and no command pays again for a rollout another already ran."""
+    stays self-contained, and no command pays again for a rollout another already ran. Until
+    `close()`, it holds the runs directory (a shared lock), so `harnessx gc` waits for it."""
 
     def __init__(self, root: str | Path, shared: str | Path | None = None):
         self.root = Path(root)  # created by the first rollout written, so a reader leaves nothing behind
         self.tampered: dict[str, str] = {}  # key -> "<file>: what the result and its trajectory disagree on"
         self.shared = RolloutCache(shared) if shared is not None and Path(shared).resolve() != self.root.resolve() else None
+        self.hold = RootHold(Path(shared).parent) if shared is not None else None
+
+    def close(self) -> None:
+        """Let go of the runs directory (a `gc` may run); the cache stays readable."""
+        if self.hold is not None:
+            self.hold.release()
 
     def _paths(self, key: str) -> tuple[Path, Path]:
         sub = self.root / key[:2]
@@ -130,6 +138,8 @@ class Runner:
 
     async def aclose(self) -> None:
         await self.executor.aclose()
+        if self.cache is not None:
+            self.cache.close()
 
     def _semaphore(self) -> asyncio.Semaphore:
         """One concurrency budget per event loop (a Runner may serve several `asyncio.run`s)."""

@@ -74,6 +74,7 @@ def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, mod
     with setup.progress_bar(total, kind, console) as progress:
         data = asyncio.run(compare(runner, contenders, tasks, seeds, judge,
                                    n_resamples=resamples, progress=progress, command=kind, trials=trials))
+    runner.cache.close()  # done with the shared cache: a `harnessx gc` may run
     for table in compare_tables(data):
         console.print(table.rich())
     data["evaluation_key"] = key

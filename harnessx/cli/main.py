@@ -31,6 +31,7 @@ COMMANDS = {
     "worker": ("harnessx.cli.worker_cmd", "Join a running search (--executor queue) and run rollouts from its queue."),
     "plan": ("harnessx.cli.plan_cmd",
              "Rounds x proposals x seeds a budget buys, the minimum detectable effect per round and of the final claim."),
+    "gc": ("harnessx.cli.gc_cmd", "Remove rollouts in the runs folder's cache that no run, compare or eval folder uses."),
     "presets": None,  # defined below
     "probe": ("harnessx.cli.probe_cmd", "Belief (calibration) and challenge (stability) probes."),
     "tasks": ("harnessx.cli.tasks_cmd", "List, show and build task suites."),

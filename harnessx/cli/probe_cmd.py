@@ -74,6 +74,7 @@ def belief_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = Harness
                                                 split, sources, dict(tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox, data=data),
                                                 sampling)
     data = asyncio.run(belief_probe(runner, contenders, tasks, split, sampling.epoch_seeds(epochs), resamples))
+    runner.cache.close()  # done with the shared cache: a `harnessx gc` may run
     for table in belief_tables(data):
         console.print(table.rich())
     files = write_result("belief", data, out_dir, _stem("belief", split, sampling), "HarnessX belief probe")
@@ -114,6 +115,7 @@ def challenge_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = Harn
         data = asyncio.run(challenge_probe(runner, contenders, tasks, split, replicates, pre, post,
                                            setup.make_judge(judge_model, out_dir), progress,
                                            seeds=sampling.epoch_seeds(replicates)))
+    runner.cache.close()  # done with the shared cache: a `harnessx gc` may run
     for table in challenge_tables(data):
         console.print(table.rich())
     files = write_result("challenge", data, out_dir, _stem("challenge", split, sampling), "HarnessX challenge probe")

@@ -143,7 +143,7 @@ async def from_cache(runner: Runner, r0: Harness, tasks: list[Task], objective: 
 
 def shared_runner(suite, model, runs_dir: str | Path) -> Runner:
     """A runner on the rollout cache every command of `runs_dir` shares."""
-    return Runner(suite, model, RolloutCache(shared_cache(runs_dir)))
+    return Runner(suite, model, RolloutCache(shared_cache(runs_dir), shared=shared_cache(runs_dir)))
 
 
 @dataclass(frozen=True)
