@@ -49,6 +49,7 @@ def refused(out: subprocess.CompletedProcess, *named: str) -> str:
     ("existing", ["search", "--env", "toy"], ["--name (default", "already exists"]),
     ("none", ["search", "--env", "toy", "--name", "ghost", "--resume"], ["--resume", "nothing to resume"]),
     ("finished-3", ["search", "--env", "toy", "--name", "taken", "--resume", "--rounds", "0"], ["--rounds", "round 3"]),
+    ("none", ["search", "--env", "toy", "--proposer", "llm"], ["--proposer llm", "needs a meta-model"]),  # before DSPy
 ])
 def test_a_search_run_folder_that_is_wrong_for_the_command_is_refused_before_the_search_loads(tmp_path, setup,
                                                                                                 args, named):

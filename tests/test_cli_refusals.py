@@ -41,6 +41,9 @@ BY_MEANING = {
     "--mlflow-register": ["bad name/!!", "../x"], "--harness": ["runs/no-such-run", "A9", "/proc/nope.yaml"],
     "--from-run": ["no/such/run"], "--epochs": ["1000000"], "--rounds": ["1000000"], "--proposals": ["1000000"],
     "--certify-epochs": ["1000000"], "--index": ["."], "--json": ["."],
+    "--executor": ["bogus", "Queue"], "--sandbox": ["bogus", "bwrap "], "--user-mode": ["bogus"],
+    "--storage": ["not a url", "nosuchdialect://x", "sqlite:/x.db", "postgresql://u@127.0.0.1:1/db"],
+    "--tracking-uri": ["file:///x", "mlruns", "http://", "nosuchdialect://x", "sqlite:/x.db"],
 }
 # Positional arguments that name a run folder or a harness: ones that do not exist.
 ARGUMENTS = {"harnesses": "runs/no-such-run", "run_dir": "no/such/run", "runs": "no/such/runs",

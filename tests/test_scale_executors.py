@@ -65,9 +65,9 @@ def test_a_dying_ray_worker_is_retried_once_and_env_failures_stay_excluded(tmp_p
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["--executor", "spark"], "--executor: unknown executor 'spark'"),
+    (["--executor", "spark"], "'--executor': unknown executor 'spark'"),
     (["--executor", "queue"], "--executor queue: needs --storage"),
-    (["--executor", "queue", "--storage", "runs/x.log"], "needs an Optuna RDB storage URL"),
+    (["--executor", "queue", "--storage", "runs/x.log"], "'runs/x.log' is not a database URL"),
     (["--ray-address", "auto"], "--ray-address: applies to --executor ray"),
 ])
 def test_bad_executor_options_are_one_clear_error(tmp_path, args, needle):

@@ -171,3 +171,58 @@ def harness_spec(value: Any) -> Any:
         raise typer.BadParameter(f"{item!r} is not a preset, a harness file or a run folder (presets: "
                                  f"{', '.join(preset_names())})")
     return value
+
+
+def _executors() -> Iterable[str]:
+    from harnessx.executors import EXECUTORS
+
+    return EXECUTORS
+
+
+def _sandboxes() -> Iterable[str]:
+    from harnessx.envs.terminal.sandbox import NAMES
+
+    return NAMES
+
+
+def _user_modes() -> Iterable[str]:
+    from harnessx.envs.retail.users import USER_MODES
+
+    return USER_MODES
+
+
+executor = one_of(_executors, "executor")
+worker_executor = one_of(lambda: ("asyncio", "ray"), "worker executor")  # a queue worker is not a queue
+sandbox = one_of(_sandboxes, "sandbox")
+user_mode = one_of(_user_modes, "user mode")
+
+
+def _store(check: Callable[[str], None]) -> Callable[[Any], Any]:
+    """A store URL's form, dialect and driver (its server is asked later, by the command)."""
+
+    def callback(value: Any) -> Any:
+        if value is not None:
+            try:
+                check(value)
+            except errors.InputError as exc:
+                raise typer.BadParameter(f"{exc.problem}" + (f" (expected {exc.expected})" if exc.expected else "")
+                                         ) from None
+        return value
+
+    return callback
+
+
+def _storage(value: str) -> None:
+    from harnessx.search.uris import check_database_url
+
+    check_database_url("--storage", value)  # its server too: a closed port is refused here, not after imports
+
+
+def _tracking(value: str) -> None:
+    from harnessx.search.uris import check_tracking_uri
+
+    check_tracking_uri(value, reach=False)
+
+
+storage = _store(_storage)
+tracking_uri = _store(_tracking)

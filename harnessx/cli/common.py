@@ -11,6 +11,7 @@ from typing import Any
 import typer
 from rich.console import Console
 
+from harnessx.cli import checks
 from harnessx.cli.boundary import describe
 from harnessx.cli.numbers import in_range
 from harnessx.envs.registry import DEFAULT_ENV, SUITES
@@ -28,8 +29,8 @@ Tau2DirOpt = typer.Option(None, "--tau2-dir", help="retail: a τ²-bench retail 
 TasksDirOpt = typer.Option(None, "--tasks-dir", help="terminal: a folder of Terminal-Bench 2.0 / Harbor task dirs; "
                            "mcp: a folder holding mcp.yaml (the server and the task file), or that file "
                            "(a benchmark suite that reads a folder takes it too: see --data).")
-SandboxOpt = typer.Option(None, "--sandbox", help="terminal: bwrap (default when present), unshare or docker.")
-UserModeOpt = typer.Option(None, "--user-mode", help="retail: solo (default), scripted or llm.")
+SandboxOpt = typer.Option(None, "--sandbox", callback=checks.sandbox, help="terminal: bwrap (default when present), unshare or docker.")
+UserModeOpt = typer.Option(None, "--user-mode", callback=checks.user_mode, help="retail: solo (default), scripted or llm.")
 UserModelOpt = typer.Option(None, "--user-model", help="retail: LiteLLM model of the llm user simulator.")
 BfclDirOpt = typer.Option(None, "--bfcl-dir", help="bfcl: another copy of BFCL's data folder (default: the "
                           "installed bfcl-eval package's).")

@@ -29,7 +29,7 @@ def export(
                                    "offers (on its first feasible search task) instead of --tools."),
     mlflow_register: str = typer.Option(None, "--mlflow-register", callback=checks.registry_name, help="Also register it in the MLflow model "
                                         "registry under this name, with alias `champion`."),
-    tracking_uri: str = typer.Option(DEFAULT_MLFLOW_URI, "--tracking-uri", help="MLflow tracking/registry URI."),
+    tracking_uri: str = typer.Option(DEFAULT_MLFLOW_URI, "--tracking-uri", callback=checks.tracking_uri, help="MLflow tracking/registry URI."),
 ) -> None:
     """Export the selected harness of a search (provenance: search, round, scores, model, claim).
 

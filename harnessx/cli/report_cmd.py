@@ -39,7 +39,7 @@ def report_cmd(run_dir: str = typer.Argument(..., callback=checks.existing("dir"
                out: str = typer.Option(None, "--out", callback=checks.writable_dir, help="Output dir (default: <run>/report)."),
                mlflow: bool = typer.Option(True, "--mlflow/--no-mlflow", help="Log the report to the run's MLflow run."),
                mlflow_run_id: str = typer.Option(None, "--mlflow-run-id", help="MLflow run to log to (default: the search's)."),
-               tracking_uri: str = typer.Option(None, "--tracking-uri", help=f"MLflow store (default: the search's, else {DEFAULT_TRACKING_URI}).")) -> None:
+               tracking_uri: str = typer.Option(None, "--tracking-uri", callback=checks.tracking_uri, help=f"MLflow store (default: the search's, else {DEFAULT_TRACKING_URI}).")) -> None:
     """Write Markdown, PNG and HTML reports for a run."""
     run_id, uri = mlflow_target(Path(run_dir), mlflow_run_id, tracking_uri) if mlflow else (None, "")
     if run_id is not None:  # the store must hold the run: checked before anything is written or created

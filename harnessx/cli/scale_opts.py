@@ -6,12 +6,13 @@ import socket
 
 import typer
 
+from harnessx.cli import checks
 from harnessx.errors import InputError, one_of
 from harnessx.executors import EXECUTORS
 from harnessx.extras import require_extra
 from harnessx.search.uris import check_storage
 
-ExecutorOpt = typer.Option("asyncio", "--executor", help="Where rollouts run: " + "; ".join(
+ExecutorOpt = typer.Option("asyncio", "--executor", callback=checks.executor, help="Where rollouts run: " + "; ".join(
     f"{k} = {v}" for k, v in EXECUTORS.items()) + ".")
 RayAddressOpt = typer.Option(None, "--ray-address", help="ray: `auto` (a running cluster, e.g. `ray start --head`), "
                              "ray://host:10001, or none for a local Ray started by this command.")

@@ -22,8 +22,8 @@ from harnessx.cli.scale_opts import (ExecutorOpt, LocalRolloutsOpt, RayActorsOpt
 from harnessx.errors import InputError
 from harnessx.models.defaults import DEFAULT_MODEL
 from harnessx.search.config import DEFAULT_TRACES, BudgetConfig, ExecutionConfig, RunConfig, SearchConfig, TrackingConfig
-from harnessx.search.names import (DEFAULT_PROPOSER, DEFAULT_RULE, PROPOSER_NAMES, PROPOSER_REGISTRY, RULE_NAMES,
-                                   RULE_REGISTRY)
+from harnessx.search.names import (DEFAULT_PROPOSER, DEFAULT_RULE, NEEDS_META_MODEL, PROPOSER_NAMES, PROPOSER_REGISTRY,
+                                   RULE_NAMES, RULE_REGISTRY)
 from harnessx.search.reporter import Reporter
 from harnessx.search.uris import DEFAULT_MLFLOW_URI
 
@@ -98,9 +98,9 @@ def search(
     name: str = typer.Option(None, "--name", callback=checks.run_name, help="Run name (default <objective>-<env>)."),
     runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", callback=checks.writable_dir, help="Where run directories go."),
     resume: bool = typer.Option(False, "--resume", help="Continue the run directory; finished rollouts are reused."),
-    storage: str = typer.Option(None, "--storage", help="Optuna storage URL (e.g. postgresql://...); default: "
+    storage: str = typer.Option(None, "--storage", callback=checks.storage, help="Optuna storage URL (e.g. postgresql://...); default: "
                                 "a journal file runs/<name>/optuna.log."),
-    tracking_uri: str = typer.Option(DEFAULT_MLFLOW_URI, "--tracking-uri", help="MLflow tracking URI (a database "
+    tracking_uri: str = typer.Option(DEFAULT_MLFLOW_URI, "--tracking-uri", callback=checks.tracking_uri, help="MLflow tracking URI (a database "
                                      "store or a tracking server)."),
     no_mlflow: bool = typer.Option(False, "--no-mlflow", help="Do not log to MLflow."),
     mlflow_traces: int = typer.Option(DEFAULT_TRACES, "--mlflow-traces", min=-1, help="Rollouts per candidate logged as "
@@ -137,6 +137,8 @@ def search(
     suite_class(env)
     RULE_REGISTRY.check(accept)
     PROPOSER_REGISTRY.check(proposer)
+    if proposer in NEEDS_META_MODEL and not meta_model:
+        raise InputError(f"--proposer {proposer}", "needs a meta-model", "--meta-model <LiteLLM model string>")
     from harnessx.agent.sampling import copies_warning
     from harnessx.formatting.progress import ProgressConfig, RunProgress
     from harnessx.search import Search

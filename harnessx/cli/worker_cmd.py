@@ -27,11 +27,11 @@ from harnessx.errors import InputError
 def worker(
     run_dir: Path = typer.Argument(None, callback=checks.existing("dir"), help="The search's run directory (runs/<name>); its config.json names "
                                    "the storage."),
-    storage: str = typer.Option(None, "--storage", help="The search's Optuna RDB URL (default: from config.json)."),
+    storage: str = typer.Option(None, "--storage", callback=checks.storage, help="The search's Optuna RDB URL (default: from config.json)."),
     study: str = typer.Option(None, "--study", help="The search's run name (default: the run directory's name)."),
     concurrency: int = typer.Option(1, "--concurrency", min=1, help="Rollouts this worker runs at once (with "
                                     "--executor ray: the actors of its pool)."),
-    executor: str = typer.Option("asyncio", "--executor", help="How this worker runs them: asyncio or ray."),
+    executor: str = typer.Option("asyncio", "--executor", callback=checks.worker_executor, help="How this worker runs them: asyncio or ray."),
     ray_address: str = RayAddressOpt,
     idle_exit: float = typer.Option(None, "--idle-exit", callback=NON_NEGATIVE, help="Stop after this many seconds with no work."),
     wait: float = typer.Option(60.0, "--wait", callback=NON_NEGATIVE, help="Seconds to wait for the search to publish its setup."),

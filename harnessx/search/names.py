@@ -22,6 +22,7 @@ RULE_REGISTRY = Registry("harnessx.acceptance", "--accept", "acceptance rule", "
                          "harnessx.search.acceptance.AcceptanceRule", subclass_of("harnessx.search.acceptance:AcceptanceRule"))
 
 DEFAULT_PROPOSER = "bandit"  # harnessx/search/proposers/bandit.py
+NEEDS_META_MODEL = ("llm",)  # built-in proposers that cannot run without --meta-model (checked before DSPy loads)
 PROPOSER_NAMES = tuple(PROPOSER_REGISTRY.names())
 DEFAULT_RULE = "default"  # an alias of `explore` (harnessx/search/explore.py)
 RULE_NAMES = tuple(RULE_REGISTRY.names())

@@ -7,6 +7,7 @@ corrected retry is not refused.
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlparse
 
 from harnessx.errors import InputError
@@ -17,8 +18,17 @@ DEFAULT_MLFLOW_URI = "sqlite:///mlruns/mlflow.db"  # the MLflow store of a searc
 MLFLOW_SERVER_SCHEMES = ("http", "https", "databricks")
 
 
-def check_database_url(option: str, url: str) -> None:
-    """`url` must be a SQLAlchemy URL whose dialect and driver load (what Optuna's RDB storage uses)."""
+SQLITE = re.compile(r"sqlite(\+\w+)?://(/.*)?")  # sqlite:// (in memory) or sqlite:///<path>
+
+
+def check_database_url(option: str, url: str, reach: bool = True) -> None:
+    """`url` must be a SQLAlchemy URL whose dialect and driver load (what Optuna's RDB storage uses);
+    with `reach`, its server must answer. Without it (the command line's own check), a SQLite URL is
+    checked by its form alone, without loading SQLAlchemy."""
+    if not reach and url.split(":", 1)[0].startswith("sqlite"):
+        if not SQLITE.fullmatch(url):
+            raise InputError(option, f"{url!r} is not a SQLite URL", "sqlite:///<path> or sqlite://")
+        return
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
@@ -34,7 +44,8 @@ def check_database_url(option: str, url: str) -> None:
                          "a SQLAlchemy URL such as sqlite:///optuna.db or postgresql://user@host/db") from None
     except ImportError as exc:
         raise missing_extra(option, exc.name or "its database driver", f"{url.split(':', 1)[0]}:// URL") from None
-    check_reachable(option, url)
+    if reach:
+        check_reachable(option, url)
 
 
 def check_reachable(option: str, url: str, timeout_s: int = 5) -> None:
@@ -66,7 +77,7 @@ def check_storage(storage: str | None) -> None:
         check_database_url("--storage", storage)
 
 
-def check_tracking_uri(uri: str | None, option: str = "--tracking-uri") -> None:
+def check_tracking_uri(uri: str | None, option: str = "--tracking-uri", reach: bool = True) -> None:
     """--tracking-uri: None (no MLflow), a database URL, or an MLflow tracking server."""
     if not uri:
         return
@@ -78,7 +89,7 @@ def check_tracking_uri(uri: str | None, option: str = "--tracking-uri") -> None:
     if scheme in ("", "file"):
         raise InputError(option, f"{uri!r} is a file store, which MLflow no longer supports",
                          "a database store such as sqlite:///mlruns/mlflow.db, or a tracking server URL")
-    check_database_url(option, uri)
+    check_database_url(option, uri, reach)
 
 
 def check_stores(storage: str | None, tracking_uri: str | None) -> None:
