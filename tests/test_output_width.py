@@ -8,6 +8,8 @@ import io
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -124,9 +126,53 @@ def test_a_table_that_fits_is_boxed_one_that_does_not_is_stacked_and_never_cut()
     full = natural_width(table.headers, table.rows)
     boxed = render(table, full)
     assert boxed.splitlines()[1].startswith("┏") and max(len(line) for line in boxed.splitlines()) == full
-    bare = render(table, full - 1)  # without the outer border, still one line per row
-    assert "┏" not in bare and "retail-013-modify_address-unavailable │ 0" in bare
+    narrower = render(table, full - 4)  # the note column wraps at spaces; the box keeps its borders
+    assert boxed_intact(narrower, full - 4) and "│ retail-013-modify_address-unavailable │ 0    │" in narrower
     stacked = render(table, 40)
     assert "retail-013-modify_address-unavailable\n  seed: 0" in stacked and "…" not in stacked
     assert "note: x x x" in stacked and stacked.rstrip().endswith("a note")
     check(stacked)
+
+
+BOX_TOP, BOX_BOTTOM = "┏", "└"
+
+
+def boxed_intact(text: str, width: int) -> bool:
+    """A boxed table whose every box line starts and ends on a border, all of one width <= `width`."""
+    lines = text.splitlines()
+    top = next(i for i, line in enumerate(lines) if line.startswith(BOX_TOP))
+    bottom = next(i for i, line in enumerate(lines) if line.startswith(BOX_BOTTOM))
+    box = [line.rstrip() for line in lines[top:bottom + 1]]
+    return (len({len(line) for line in box}) == 1 and len(box[0]) <= width
+            and all(line[0] in "┏┃┡│└" and line[-1] in "┓┃┩│┘" for line in box))
+
+
+WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-_:/.%", min_size=1, max_size=30)
+CELL = st.lists(WORD, min_size=0, max_size=12).map(" ".join)
+
+
+KEY = st.lists(WORD, min_size=1, max_size=3).map(" ".join)  # a row's first cell: its id, never blank
+
+
+def row_of(n: int):
+    return st.tuples(KEY, st.lists(CELL, min_size=n - 1, max_size=n - 1)).map(lambda r: [r[0], *r[1]])
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.integers(1, 6).flatmap(lambda n: st.tuples(st.lists(WORD, min_size=n, max_size=n),
+                                                    st.lists(row_of(n), max_size=6))))
+def test_any_table_at_80_columns_is_boxed_with_its_borders_or_stacked_never_cut(table_data):
+    """The class: tables of any shape (1-6 columns, words up to 30 characters, cells up to 12 words)
+    printed at 80 columns are a box whose borders are intact or stacked blocks; no line over 80, no
+    word broken or shortened, no cell over three lines."""
+    headers, rows = table_data
+    text = render(Table("t", headers, rows), WIDTH)
+    check(text)
+    words = {w for row in rows for cell in row for w in cell.split()}
+    if any(line.startswith(BOX_TOP) for line in text.splitlines()):
+        assert boxed_intact(text, WIDTH), text
+        words |= set(headers)
+    else:
+        assert not any(c in text for c in "│┃"), text  # never a box without its border
+    tokens = set(text.replace("│", " ").replace("┃", " ").split())
+    assert words <= tokens | {f"{h}:" for h in headers}, sorted(words - tokens)

@@ -22,6 +22,7 @@ except ImportError:  # pragma: no cover - typer before it vendored click
     from click.exceptions import UsageError
 
 from harnessx.cli.guards import harden
+from harnessx.cli.helptext import reflow_help
 from harnessx.errors import NotLandedError
 
 NOT_LANDED = " (not landed yet)"  # round brackets: rich markup would swallow square ones
@@ -57,7 +58,7 @@ def load_command(name: str, module: str, help_text: str) -> TyperCommand:
         return _not_landed(name, help_text)
     holder = typer.Typer()
     mod.register(holder)
-    return harden(typer.main.get_group(holder).commands[name])
+    return reflow_help(harden(typer.main.get_group(holder).commands[name]))
 
 
 class LazyGroup(TyperGroup):

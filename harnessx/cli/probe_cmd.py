@@ -57,7 +57,7 @@ def belief_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = Harness
                r0: bool = typer.Option(True, "--r0/--no-r0", help="A run directory also brings its R0."),
                env: str = EnvOpt, model: str = ModelOpt, api_base: str = ApiBaseOpt, split: str = SplitOpt,
                epochs: int = typer.Option(1, "--epochs", min=1, max=checks.EPOCHS_MAX, help="Reports per task (seeds seed*1000+e; 0..N-1 at --seed 0)."),
-               out: str = typer.Option(None, "--out", callback=checks.writable_dir, help="Output dir (default: <run>/probes/belief)."),
+               out: str = typer.Option(None, "--out", callback=checks.writable_dir, help="Output dir (default: probes/belief in the run folder)."),
                sources: int = SourcesOpt, resamples: int = typer.Option(10_000, "--resamples", min=100),
                concurrency: int = ConcurrencyOpt, tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt,
                sandbox: str = SandboxOpt, temperature: float = TemperatureOpt, top_p: float = TopPOpt,
@@ -90,7 +90,7 @@ def challenge_cmd(harnesses: list[str] = HarnessesArg, harness: list[str] = Harn
                   pre: str = typer.Option(None, "--pre", help="Pre-challenge predicate: abstention, strict_sa, relaxed_sa "
                                           "(default: abstention on terminal, else strict_sa)."),
                   post: str = typer.Option(None, "--post", help="Post-challenge predicate (default: strict_sa)."),
-                  out: str = typer.Option(None, "--out", callback=checks.writable_dir, help="Output dir (default: <run>/probes/challenge)."),
+                  out: str = typer.Option(None, "--out", callback=checks.writable_dir, help="Output dir (default: probes/challenge in the run folder)."),
                   sources: int = SourcesOpt, concurrency: int = ConcurrencyOpt, judge_model: str = JudgeOpt,
                   tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt,
                   temperature: float = TemperatureOpt, top_p: float = TopPOpt, seed: int = SeedOpt,

@@ -100,8 +100,9 @@ def search(
     resume: bool = typer.Option(False, "--resume", help="Continue the run directory; finished rollouts are reused."),
     storage: str = typer.Option(None, "--storage", callback=checks.storage, help="Optuna storage URL (e.g. postgresql://...); default: "
                                 "a journal file runs/<name>/optuna.log."),
-    tracking_uri: str = typer.Option(DEFAULT_MLFLOW_URI, "--tracking-uri", callback=checks.tracking_uri, help="MLflow tracking URI (a database "
-                                     "store or a tracking server)."),
+    tracking_uri: str = typer.Option(DEFAULT_MLFLOW_URI, "--tracking-uri", callback=checks.tracking_uri, show_default=False,
+                                     help="MLflow tracking URI (a database store or a tracking server); default: "
+                                     "the SQLite database mlruns/mlflow.db."),
     no_mlflow: bool = typer.Option(False, "--no-mlflow", help="Do not log to MLflow."),
     mlflow_traces: int = typer.Option(DEFAULT_TRACES, "--mlflow-traces", min=-1, help="Rollouts per candidate logged as "
                                       "MLflow traces, failed ones first (-1 = all, 0 = none)."),
