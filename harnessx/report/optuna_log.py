@@ -37,5 +37,10 @@ def note_compare(out_dir: Path, labels: list[str], data: dict) -> str | None:
             "flips_lost": len(moved.lost), "flips_compared": moved.compared, "flips_excluded": moved.excluded,
             "flips_unmatched": moved.unmatched, "difference": measured.get("diff"), "ci_95": measured.get("ci"),
             "n": measured.get("n")}
+    ci = measured.get("ci") or [None, None]
+    if note["difference"] is not None and None not in ci:
+        note["line"] = (f"{split} split: {labels[-1]} − {labels[0]} {objective} {100 * note['difference']:+.1f} pp "
+                        f"[95% CI {100 * ci[0]:+.1f}, {100 * ci[1]:+.1f} pp] (n={note['n']}); flips "
+                        f"{note['flips_gained']} gained, {note['flips_lost']} lost of {moved.compared} trials compared")
     study.set_user_attr(f"compare_{split}", note)
     return f"compare_{split}"
