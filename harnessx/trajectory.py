@@ -19,6 +19,7 @@ Author = Literal["agent", "harness", "environment", "user"]
 EventKind = Literal[
     "start",          # task id, harness hash, model, seed
     "message",        # role, content (author: agent / user / harness)
+    "tools",          # the tool schemas the harness offers the model (OpenAI form) and their format
     "tool_call",      # name, arguments, id
     "tool_result",    # id, name, content, error
     "state_change",   # target, change, forbidden

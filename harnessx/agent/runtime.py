@@ -95,13 +95,14 @@ class _Episode:
             metadata["harnessx"]["harness"] = self.harness.hash  # keys `pairing: partial` re-draws (sim/pairing.py)
         sw = self.harness.switches
         tool_schemas = [t.openai() for t in self.rendered.tools] if tools else None
+        offered = [t.name for t in self.rendered.tools] if tools else []  # the schemas are on the `tools` event
         seed = call_seed(self.seed, self.consecutive_malformed)
         reply = await model.complete(messages, tool_schemas, metadata=metadata, seed=seed,
                                      max_tokens=sw.max_output_tokens, tool_format=self.rendered.tool_format,
                                      multiple_calls=sw.parallel_tool_calls, **sampling_kwargs(sw))
         self.usage = self.usage + reply.usage
         self.clock.model_call(reply.latency_s, reply.queue_s)
-        self.traj.append("model_call", "harness", self.step, role=role, model=model.model,
+        self.traj.append("model_call", "harness", self.step, role=role, model=model.model, tools=offered,
                          prompt_tokens=reply.usage.prompt_tokens, completion_tokens=reply.usage.completion_tokens,
                          cost_usd=reply.usage.cost_usd, latency_s=round(reply.latency_s, 6), retries=reply.retries,
                          queue_s=round(reply.queue_s, 6), model_s=round(reply.model_s, 6), seed=seed)
@@ -317,6 +318,8 @@ async def run_rollout(harness: Harness, task: Task, env: Environment, model: Mod
         start = start.model_copy(update={"observation": task_message(harness, start.observation)})
         ep.rendered = render(harness, start.tools, env.native_abandon)
         ep.traj.append("message", "harness", 0, role="system", content=ep.rendered.system)
+        ep.traj.append("tools", "harness", 0, format=ep.rendered.tool_format,
+                       tools=[t.openai() for t in ep.rendered.tools])
         ep.traj.append("message", "user", 0, role="task", content=start.observation)
         if start.evidence:
             ep.traj.append("evidence", "environment", 0, source=task.evidence.where if task.evidence else "spec")

@@ -90,6 +90,10 @@ def run_and_show(contenders: list[Contender], kind: str, *, env: str | None, mod
     else:
         if logged is not None:
             console.print(f"logged to MLflow as run {logged}, nested under the search's run", highlight=False)
+    from harnessx.report.optuna_log import note_compare
+
+    if (attr := note_compare(out_dir, [c.label for c in contenders], data)) is not None:
+        console.print(f"noted in the search's Optuna study as user attr {attr}", highlight=False)
     console.print(f"wrote {files['json']}, {files['markdown']}, {files['html']} "
                   f"({runner.model_calls} model calls, {runner.cache_hits} cached rollouts)", highlight=False)
     return data

@@ -46,6 +46,8 @@ def describe(event: Event) -> str:
         return _short(f"{'error' if d.get('error') else 'result'} {d.get('name')}: {d.get('content', '')}")
     if event.kind == "abandon":
         return _short(f"DEFER ({d.get('mechanism', '')}) {d.get('category', '')}: {d.get('reason', '')}")
+    if event.kind == "tools":
+        return _short("tools offered: " + ", ".join(t["function"]["name"] for t in d.get("tools", [])))
     if event.kind == "end":
         return _short(f"end {d.get('status')} reward {d.get('reward')} ({d.get('stop_reason')})")
     if event.kind == "state_change":
@@ -54,7 +56,9 @@ def describe(event: Event) -> str:
 
 
 def _is_system(event: Event) -> bool:
-    return event.kind == "message" and event.author == "harness"
+    """The harness's own setup, different by construction between two harnesses: its messages and the
+    tools it offers (with or without a deferral tool)."""
+    return event.kind == "tools" or (event.kind == "message" and event.author == "harness")
 
 
 def align(first: Trajectory, second: Trajectory) -> tuple[list[Row], int | None]:

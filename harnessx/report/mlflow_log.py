@@ -36,10 +36,6 @@ def log_compare(out_dir: Path, stem: str, files: dict[str, Path], data: dict) ->
     from mlflow import MlflowClient
     from mlflow.entities import Metric, Param
 
-    from harnessx.comparison.compare_trials import open_trials
-    from harnessx.comparison.flips import flips
-    from harnessx.search.objectives import get_objective
-
     client = MlflowClient(tracking_uri=tracking["tracking_uri"])
     parent = client.get_run(tracking["parent_run"])
     labels = [c.get("label", "?") for c in data.get("contenders") or []]
@@ -55,20 +51,54 @@ def log_compare(out_dir: Path, stem: str, files: dict[str, Path], data: dict) ->
                 if isinstance(rate, dict) and isinstance(rate.get("value"), (int, float)):
                     key = re.sub(r"[^A-Za-z0-9_\-. :/]", "_", f"{split}.{label}.{name}")[:250]
                     metrics.append(Metric(key, float(rate["value"]), 0, 0))
+        metrics += _differences(split, block)
     client.log_batch(run_id, metrics=metrics[:900], params=[Param("contenders", ", ".join(labels)[:6000]),
                                                               Param("stem", stem)])
     for path in files.values():
         client.log_artifact(run_id, str(path), artifact_path="compare")
+    moved, split = compare_flips(out_dir, labels)
+    columns = ("task", "seed", "family", "direction", labels[0], labels[-1])
+    rows = [(f.task_id, f.seed, f.family, "gained" if f.gained else "lost", f.first, f.second) for f in moved.flips]
+    client.log_table(run_id, {c: [r[i] for r in rows] for i, c in enumerate(columns)}, f"flips-{split}.json")
+    client.log_metric(run_id, f"flips_gained_{split}", len(moved.gained))
+    client.log_metric(run_id, f"flips_lost_{split}", len(moved.lost))
+    client.log_metric(run_id, f"flips_compared_{split}", moved.compared)  # what the flips are out of
+    client.set_terminated(run_id)
+    return run_id
+
+
+def compare_flips(out_dir: Path, labels: list[str]):
+    """The flips of the last contender against the first in the compare written to `out_dir` (R0 ->
+    selected for a search's compare), by the search's objective, and the split they are on."""
+    import json
+
+    from harnessx.comparison.compare_trials import open_trials
+    from harnessx.comparison.flips import flips
+    from harnessx.search.objectives import get_objective
+
     config = out_dir.parent / "config.json"
     objective = get_objective((json.loads(config.read_text(encoding="utf-8")) if config.is_file() else {}).get("objective")
                               or "joint")
     trials = open_trials(out_dir)
     first, last = trials.resolve(labels[0]), trials.resolve(labels[-1])
-    moved = flips(trials.trials(first), trials.trials(last), objective, (labels[0], labels[-1]))
-    columns = ("task", "seed", "family", "direction", labels[0], labels[-1])
-    rows = [(f.task_id, f.seed, f.family, "gained" if f.gained else "lost", f.first, f.second) for f in moved.flips]
-    client.log_table(run_id, {c: [r[i] for r in rows] for i, c in enumerate(columns)}, f"flips-{trials.split}.json")
-    client.log_metric(run_id, f"flips_gained_{trials.split}", len(moved.gained))
-    client.log_metric(run_id, f"flips_lost_{trials.split}", len(moved.lost))
-    client.set_terminated(run_id)
-    return run_id
+    return flips(trials.trials(first), trials.trials(last), objective, (labels[0], labels[-1])), trials.split
+
+
+def _differences(split: str, block: dict) -> list:
+    """The split's paired differences (each contender minus the first) as metrics: the difference, its
+    95% CI and the matched n, named `<split>.diff.<contender>.<metric>[.ci_low|.ci_high|.n]`."""
+    import re
+
+    from mlflow.entities import Metric
+
+    out = []
+    for pair in block.get("differences") or []:
+        for name, d in (pair.get("metrics") or {}).items():
+            if not isinstance(d, dict) or not isinstance(d.get("diff"), (int, float)):
+                continue
+            key = re.sub(r"[^A-Za-z0-9_\-. :/]", "_", f"{split}.diff.{pair.get('first')}.{name}")[:240]
+            low, high = d.get("ci") or (None, None)
+            out += [Metric(k, float(v), 0, 0) for k, v in ((key, d["diff"]), (key + ".ci_low", low),
+                                                           (key + ".ci_high", high), (key + ".n", d.get("n")))
+                    if isinstance(v, (int, float))]
+    return out

@@ -38,13 +38,18 @@ def search_curve(ledger: list[dict], path: Path, model_note: str, objective: str
                    edgecolors="tab:gray", label=f"screened on a subset, not comparable (n={len(screened)})")
     incumbent, line = None, []
     for rnd in sorted({p[0] for p in points}):
-        accepted = [p[1] for p in whole if p[0] == rnd and (p[2] or rnd == 0)]
-        incumbent = accepted[-1] if accepted else incumbent
-        line.append((rnd, incumbent))
-    ax.step([x for x, _ in line], [y for _, y in line], where="post", color="black", label="incumbent")
-    stars = [p for p in points if p[2] and p[0] > 0]
+        accepted = [p for p in points if p[0] == rnd and (p[2] or rnd == 0)]
+        if accepted:  # an incumbent accepted on a subset has no whole-split score: the line breaks there
+            incumbent = None if accepted[-1][3] else accepted[-1][1]
+        line.append((rnd, float("nan") if incumbent is None else incumbent))
+    ax.step([x for x, _ in line], [y for _, y in line], where="post", color="black", label="incumbent (whole split)")
+    stars = [p for p in points if p[2] and p[0] > 0 and not p[3]]
     ax.scatter([p[0] for p in stars], [p[1] for p in stars], marker="*", s=160, color="tab:orange",
                zorder=3, label=f"accepted (rounds {', '.join(str(p[0]) for p in stars) or 'none'})")
+    if sub := [p for p in points if p[2] and p[0] > 0 and p[3]]:
+        ax.scatter([p[0] for p in sub], [p[1] for p in sub], marker="*", s=160, facecolors="none",
+                   edgecolors="tab:orange", zorder=3,
+                   label=f"accepted, screened on a subset (rounds {', '.join(str(p[0]) for p in sub)})")
     ax.set(xlabel="round (0 = R0)", ylabel=f"{objective} on the search split", title="Search curve by round")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(fontsize=8)

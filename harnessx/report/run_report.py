@@ -50,7 +50,9 @@ def search_section(doc: Document, run: RunDir, out: Path, note: str) -> None:
                           str(cfg.get("objective", "objective")))
         doc.add(Figure(f"{FIGURES}/search_curve.png", "Objective per proposal by round (hollow: screened on a subset "
                                                        "of the split, not comparable with the whole-split points); the "
-                                                       "incumbent as a step line; stars mark accepted rounds"))
+                                                       "incumbent's whole-split score as a step line (broken where "
+                                                       "an incumbent was accepted on a subset); stars mark accepted "
+                                                       "rounds"))
         highlight = {summary.get("r0", {}).get("hash"): "R0", summary.get("selected", {}).get("hash"): "selected"}
         candidates = [{"label": highlight.get(r.get("hash"), r.get("hash", "")[:8]), "highlight": r.get("hash") in highlight,
                        "strict_sa": r["scorecard"]["strict_sa"], "solve": r["scorecard"]["solve"],

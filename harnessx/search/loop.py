@@ -241,6 +241,7 @@ class Search:
         optuna_ledger.mark_selected(incumbent.hash, state["incumbent_round"])
         claim = await search_claim(self, r0_eval.harness, incumbent, arena.rollouts, arena.cost)
         study.set_user_attr("claim", claim)
+        study.set_user_attr("claim_line", claim_line(claim))  # the dashboard shows attrs as text: the line reads
         return self._finish(state, arena, r0_eval, inc_eval, incumbent, tracker, history, time.monotonic() - started,
                             claim)
 

@@ -83,11 +83,14 @@ class _Builder:
     def child(self, name: str, span_type: str, start_ns: int, end_ns: int, inputs: dict, outputs: dict,
               attributes: dict, error: bool = False) -> None:
         from mlflow.entities import LiveSpan, SpanStatusCode
+        from mlflow.tracing import set_span_chat_tools
         from opentelemetry import trace as otel
 
         span = LiveSpan(self.tracer.start_span(name, context=otel.set_span_in_context(self._otel_root),
                                                start_time=start_ns), self.trace_id, span_type)
         span.set_inputs(inputs)
+        if inputs.get("tools"):  # MLflow's chat view lists a chat span's tools from this attribute
+            set_span_chat_tools(span, inputs["tools"])
         span.set_outputs(outputs)
         span.set_attributes({k: v for k, v in attributes.items() if v is not None})
         if error:
@@ -152,13 +155,16 @@ def _trace(tracer, ctx: TraceContext, score: TaskScore, result: RolloutResult, t
                      {"task_id": score.task_id, "seed": score.seed, "harness_hash": ctx.harness_hash,
                       "rollout_key": result.key, "model": result.model})
     calls: dict[str, tuple] = {}
+    schemas = {t["function"]["name"]: t for e in events if e.kind == "tools" for t in e.data.get("tools", [])}
     for i, e in enumerate(events):
         d = e.data
         if e.kind == "model_call":
-            trace.child(f"model call {e.step}", SpanType.CHAT_MODEL, at(e.t - float(d.get("latency_s") or 0.0)),
-                        at(e.t), {"step": e.step, "messages": _sent(events[:i])}, _reply(events[i + 1:]),
-                        {k: d.get(k) for k in ("model", "prompt_tokens", "completion_tokens", "cost_usd", "latency_s",
-                                               "retries")})
+            sent = {"messages": _sent(events[:i]), "tools": [schemas[n] for n in d.get("tools") or () if n in schemas]}
+            trace.child(f"model call {e.step} ({d.get('role', 'agent')})", SpanType.CHAT_MODEL,
+                        at(e.t - float(d.get("latency_s") or 0.0)), at(e.t),
+                        {k: v for k, v in sent.items() if v}, _reply(events[i + 1:]),
+                        {"step": e.step, **{k: d.get(k) for k in ("role", "model", "prompt_tokens", "completion_tokens",
+                                                                   "cost_usd", "latency_s", "retries")}})
         elif e.kind == "tool_call":
             calls[str(d.get("id"))] = (e, d)
         elif e.kind == "tool_result" and str(d.get("id")) in calls:
@@ -194,7 +200,8 @@ def outcome(score: TaskScore) -> str:
 def _sent(before: list) -> list[dict]:
     """What the harness sent the model at a call: every message so far in chat form (the system prompt,
     the task, messages the harness injected such as a self-check, the agent's earlier replies with
-    their tool calls, and the tool results), each cut to TEXT characters."""
+    their tool calls, and the tool results), each cut to TEXT characters. The tool schemas offered
+    are the `tools` event's, named by the call's record."""
     out: list[dict] = []
     for e in before:
         d = e.data
@@ -204,10 +211,10 @@ def _sent(before: list) -> list[dict]:
         elif e.kind == "tool_call":
             if not out or out[-1]["role"] != "assistant":
                 out.append({"role": "assistant", "author": "agent", "content": ""})
-            out[-1].setdefault("tool_calls", []).append({"id": d.get("id"), "name": d.get("name"),
-                                                         "arguments": _cut(d.get("arguments"))})
+            out[-1].setdefault("tool_calls", []).append(_call(d))
         elif e.kind == "tool_result":
-            out.append({"role": "tool", "tool_call_id": d.get("id"), "name": d.get("name"), "content": _cut(d.get("content"))})
+            out.append({"role": "tool", "author": "environment", "tool_call_id": str(d.get("id")), "name": d.get("name"),
+                        "content": _cut(d.get("content"))})
     return out
 
 
@@ -220,8 +227,14 @@ def _reply(after: list) -> dict:
         if e.kind == "message" and e.author == "agent":
             out["content"] = _cut(e.data.get("content") or "")
         elif e.kind == "tool_call":
-            out["tool_calls"].append({"name": e.data.get("name"), "arguments": _cut(e.data.get("arguments"))})
+            out["tool_calls"].append(_call(e.data))
     return out
+
+
+def _call(d: dict) -> dict:
+    """A recorded tool call in the chat API's form, as MLflow's chat view reads it."""
+    return {"id": str(d.get("id")), "type": "function",
+            "function": {"name": d.get("name"), "arguments": _cut(json.dumps(d.get("arguments"), default=str))}}
 
 
 def _score(score: TaskScore, key: str) -> bool | None:
