@@ -152,3 +152,16 @@ def test_on_a_terminal_it_is_one_bar_with_round_eta_and_cost_and_lines_above_it(
     assert "round 1: accepted x=1" in text
     assert re.search(r"search round 1 .*4/4 rollouts  ETA 0:00:00  \$0\.2500", text)
     assert "search: round" not in text  # no plain lines on a terminal
+
+
+@pytest.mark.slow
+def test_the_bar_never_counts_past_its_total_through_the_claim(tmp_path):
+    """The claim's rollouts are paid after the search, outside the pre-flight's figure: they open their
+    own phase (total = the search's rollouts + the claim's), so no progress line reads done > total."""
+    out = run_cli(tmp_path, "search", "--env", "retail", "--sources", "6", "--rounds", "2", "--proposals", "2",
+                  "--accept", "greedy", "--no-mlflow", "--name", "c").stdout
+    flat = " ".join(out.split())
+    assert "certifying the claim" in flat, out  # the claim ran (the search moved), so its phase is exercised
+    counts = [(int(a), int(b)) for a, b in re.findall(r"(\d+)/(\d+) rollouts", flat)]
+    assert counts and all(done <= total for done, total in counts), counts
+    assert counts[-1][0] == counts[-1][1], counts  # it ends full: the claim's total was the one it counted to

@@ -46,6 +46,12 @@ class ProgressReporter(Reporter):
     def plan(self, total: int, done: int) -> None:
         self.progress.plan(total if self.planned is None else max(self.planned, done), done)
 
+    def claim(self, total: int, done: int) -> None:
+        # the claim is its own phase (paid outside --max-rollouts): the bar's total becomes the search's
+        # rollouts plus the claim's, never a figure the count runs past
+        self.planned = None
+        self.progress.plan(done + total, done)
+
     def rollout(self, result: RolloutResult, cost_usd: float) -> None:
         self.progress.advance(cost_usd)
 

@@ -157,7 +157,7 @@ async def search_claim(search, r0: Harness, selected: Harness, done: int, spent_
             reporter.rollout(result, cost[0])
 
         if r0.hash != selected.hash:
-            reporter.plan(done + 2 * len(tasks) * len(seeds), done)
+            reporter.claim(2 * len(tasks) * len(seeds), done)
             reporter.note(f"certifying the claim: selected vs R0 on the {search.certify.split} split, "
                           f"{len(tasks)} tasks x {len(seeds)} seed(s) each (rollouts already paid are reused)")
         run = ClaimRun(search.runner, search.objective, tasks, seeds, config.run.alpha, search.judge, progress)

@@ -16,6 +16,10 @@ class Reporter:
     def plan(self, total: int, done: int) -> None:
         """The rollouts the search plans in all (`total`) and those already paid (`done`, on resume)."""
 
+    def claim(self, total: int, done: int) -> None:
+        """The claim begins after the search: `total` more rollouts (outside the search's budget and
+        its planned figure) after the search's `done`."""
+
     def rollout(self, result: RolloutResult, cost_usd: float) -> None:
         """One rollout finished (fresh or from the cache) and what it cost."""
 
@@ -31,7 +35,6 @@ class Reporter:
 
     def stayed(self, round_no: int, rows: list[dict]) -> None:
         """A round ended without a move: `rows` are its ledger rows (each with the rule's `reason`)."""
-
 
 
 def announce(reporter: Reporter, objective: Any, rows: list[dict], before: Any | None) -> None:
