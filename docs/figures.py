@@ -43,6 +43,7 @@ sys.path.insert(0, str(ROOT / "docs"))
 
 import figures_benchmarks as bench_figures  # noqa: E402
 import figures_scoring as scoring_figures  # noqa: E402
+import figures_search as search_figures  # noqa: E402
 import figures_code as code_figures  # noqa: E402
 from harnessx.report.cells import rate_cell  # noqa: E402
 from harnessx.report.tables import compare_tables  # noqa: E402
@@ -261,6 +262,8 @@ FIGURES = {f.name: f for f in [
     FigureSpec("cf-profiles", "harnessx " + " ".join(bench_figures.cf_eval("<profile>")) + " && harnessx cf report "
                "runs/cf-<profile>, for " + ", ".join(bench_figures.CF_PROFILES), True, False, bench_figures.cf_profiles),
     FigureSpec("acting_generators", scoring_figures.COMMAND, True, False, scoring_figures.acting_generators),
+    FigureSpec("terminal-power", search_figures.POWER_COMMAND + " (from the committed measurement)", True, False,
+               search_figures.terminal_power),
     FigureSpec("sim-throughput", "python bench/sim_throughput.py [--workers 2 | --env toy]", False, True,
                sim_throughput),
     # decided by the code itself (docs/figures_code.py): cheap, and checked by a test of the default run
