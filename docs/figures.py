@@ -15,7 +15,9 @@ The simulator is seeded per (profile, task, seed), so deterministic blocks repro
 machine; timing blocks (wall time, throughput) are regenerated but never compared (`--check` skips
 them and says so). The figures from `bench/*` commands (search worlds, null test, efficiency,
 overhead, scaling, faults) are not produced here: they take minutes to hours or need a loaded-down
-machine to mean anything; the docs say which is which.
+machine to mean anything; the docs say which is which. Those whose measurement is committed (the
+terminal power outcomes, `bench/terminal_power.json`) are recomputed here from that file
+(docs/figures_search.py) and checked like any deterministic block.
 """
 
 from __future__ import annotations
@@ -264,6 +266,8 @@ FIGURES = {f.name: f for f in [
     FigureSpec("acting_generators", scoring_figures.COMMAND, True, False, scoring_figures.acting_generators),
     FigureSpec("terminal-power", search_figures.POWER_COMMAND + " (from the committed measurement)", True, False,
                search_figures.terminal_power),
+    FigureSpec("terminal-search", search_figures.SEARCH_COMMAND + " (the committed results.json)", True, False,
+               search_figures.terminal_search),
     FigureSpec("sim-throughput", "python bench/sim_throughput.py [--workers 2 | --env toy]", False, True,
                sim_throughput),
     # decided by the code itself (docs/figures_code.py): cheap, and checked by a test of the default run

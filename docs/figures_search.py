@@ -57,7 +57,7 @@ def terminal_power(w=None) -> str:
 
 
 SEARCH_COMMAND = ("python bench/search_efficiency.py --envs terminal --worlds baseline,harmful --rho 0.5 --seeds 2 "
-                  "--strategies default --gt-epochs 1 --terminal-heldout-tasks 64 --terminal-tasks 20 | 128")
+                  "--strategies default --gt-epochs 1 --terminal-heldout-tasks 64 --terminal-tasks 128")
 
 
 def terminal_search(w=None) -> str:
@@ -70,7 +70,7 @@ def terminal_search(w=None) -> str:
     lines = ["| world | search tasks | rollouts (mean) | held-out GT gain per seed | mean | share of the best single edit's "
              "held-out gain | share of the best measured harness's |", "|" + "---|" * 7]
     for label in ("before", "after"):
-        for group in runs[label]["groups"]:
+        for group in runs.get(label, {}).get("groups", []):
             data = measured[group["profile"]]
             best = max(data.edits(), key=lambda k: (data.mean_gain(k, "search"), k))
             top = max(data.edits() + data.pairs, key=lambda k: (data.mean_gain(k, "search"), k))
