@@ -295,6 +295,8 @@ def main() -> None:
     parser.add_argument("--retail-tasks", type=int, default=128)
     parser.add_argument("--terminal-tasks", type=int, default=20)
     parser.add_argument("--heldout-tasks", type=int, default=64)
+    parser.add_argument("--terminal-heldout-tasks", type=int, default=12,
+                        help="terminal's held-out tasks (the full split has 60; bench/terminal_power.py)")
     parser.add_argument("--rho", default="0.5,1",
                         help="pairing of the searches' rollouts, comma-separated: 1 = common random numbers "
                              "(no noise between harnesses), < 1 = partial (harnessx/sim/pairing.py)")
@@ -333,7 +335,7 @@ def main() -> None:
     if "gepa" in args.strategies and "default" not in args.strategies:
         parser.error("--strategies: gepa needs default (its budget is the default's rollouts of the same job)")
     args.tasks = {"retail": args.retail_tasks, "terminal": args.terminal_tasks}
-    args.heldout = {"retail": args.heldout_tasks, "terminal": min(args.heldout_tasks, 12)}
+    args.heldout = {"retail": args.heldout_tasks, "terminal": min(args.heldout_tasks, args.terminal_heldout_tasks)}
     for env in args.envs.split(","):
         args.tasks.setdefault(env, args.retail_tasks)
         args.heldout.setdefault(env, args.heldout_tasks)
@@ -402,9 +404,11 @@ def check_designs(parser: argparse.ArgumentParser, args) -> None:
 
 
 def settings(args) -> dict:
-    """The arguments that shape a job's figures (a resumed log must have been run with the same)."""
-    return {k: getattr(args, k) for k in ("rounds", "proposals", "gt_epochs", "retail_tasks", "terminal_tasks",
-                                           "heldout_tasks", "strategies", "default")}
+    """The arguments that shape a job's figures (a resumed log must have been run with the same); the
+    terminal held-out size only when it is not its default, so logs written before it existed resume."""
+    named = ("rounds", "proposals", "gt_epochs", "retail_tasks", "terminal_tasks", "heldout_tasks", "strategies", "default")
+    extra = ("terminal_heldout_tasks",) if args.terminal_heldout_tasks != 12 else ()
+    return {k: getattr(args, k) for k in named + extra}
 
 
 if __name__ == "__main__":

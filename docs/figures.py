@@ -15,7 +15,9 @@ The simulator is seeded per (profile, task, seed), so deterministic blocks repro
 machine; timing blocks (wall time, throughput) are regenerated but never compared (`--check` skips
 them and says so). The figures from `bench/*` commands (search worlds, null test, efficiency,
 overhead, scaling, faults) are not produced here: they take minutes to hours or need a loaded-down
-machine to mean anything; the docs say which is which.
+machine to mean anything; the docs say which is which. Those whose measurement is committed (the
+terminal power outcomes, `bench/terminal_power.json`) are recomputed here from that file
+(docs/figures_search.py) and checked like any deterministic block.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ sys.path.insert(0, str(ROOT / "docs"))
 
 import figures_benchmarks as bench_figures  # noqa: E402
 import figures_scoring as scoring_figures  # noqa: E402
+import figures_search as search_figures  # noqa: E402
 import figures_code as code_figures  # noqa: E402
 from harnessx.report.cells import rate_cell  # noqa: E402
 from harnessx.report.tables import compare_tables  # noqa: E402
@@ -261,6 +264,10 @@ FIGURES = {f.name: f for f in [
     FigureSpec("cf-profiles", "harnessx " + " ".join(bench_figures.cf_eval("<profile>")) + " && harnessx cf report "
                "runs/cf-<profile>, for " + ", ".join(bench_figures.CF_PROFILES), True, False, bench_figures.cf_profiles),
     FigureSpec("acting_generators", scoring_figures.COMMAND, True, False, scoring_figures.acting_generators),
+    FigureSpec("terminal-power", search_figures.POWER_COMMAND + " (from the committed measurement)", True, False,
+               search_figures.terminal_power),
+    FigureSpec("terminal-search", search_figures.SEARCH_COMMAND + " (the committed results.json)", True, False,
+               search_figures.terminal_search),
     FigureSpec("sim-throughput", "python bench/sim_throughput.py [--workers 2 | --env toy]", False, True,
                sim_throughput),
     # decided by the code itself (docs/figures_code.py): cheap, and checked by a test of the default run
