@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 
 from harnessx.agent.result import RolloutResult, Usage
 from harnessx.envs.base import AbandonSpec
@@ -43,6 +44,22 @@ def wrong(value):
         return [wrong(v) for v in value] if value else ["other"]
     text = str(value)
     return text[:-1] + ("X" if not text.endswith("X") else "Y") if text else "other"
+
+
+def spellings(path: str, workdir: str = "/app") -> dict[str, str]:
+    """Ways to write `path` in a shell word (each assumes the shell is in `workdir`, except where a
+    variable or a substitution carries the path)."""
+    rel = posixpath.relpath(path, workdir)
+    head, base = posixpath.split(path)
+    return {
+        "absolute": path, "relative": rel, "dotted": f"./{rel}", "parent": f"../{workdir.strip('/')}/{rel}",
+        "double_quoted": f'"{path}"', "split_quotes": f"'{head}/'\"{base}\"", "backslash": path.replace("/", "\\/"),
+        "glob_star": f"{head}/*", "glob_char": f"{head}/{base[:-1]}?", "glob_class": f"{head}/[{base[0]}]{base[1:]}",
+        "braces": f"{head}/{{{base},other}}", "tilde": f"~/../{path.lstrip('/')}",
+        "variable": '"$F"', "braced_variable": "${F}", "substitution": f"$(echo {path})",
+        "backquotes": f"`printf %s {rel}`", "ansi_hex": "$'" + "".join(f"\\x{ord(c):02x}" for c in path) + "'",
+        "basename": base,
+    }
 
 
 class Episode:
