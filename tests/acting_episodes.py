@@ -58,7 +58,7 @@ def spellings(path: str, workdir: str = "/app") -> dict[str, str]:
         "braces": f"{head}/{{{base},other}}", "tilde": f"~/../{path.lstrip('/')}",
         "variable": '"$F"', "braced_variable": "${F}", "substitution": f"$(echo {path})",
         "backquotes": f"`printf %s {rel}`", "ansi_hex": "$'" + "".join(f"\\x{ord(c):02x}" for c in path) + "'",
-        "basename": base,
+        "basename": base, "double_slash": "/" + path if path.startswith("/") else f"//{workdir.strip('/')}/{rel}",
     }
 
 
@@ -139,8 +139,9 @@ class Episode:
         if not after:
             self.defer()
 
-    async def finish(self, reward: float | None = None):
-        """(TaskScore, reward): the environment's own verdict unless `reward` forces one."""
+    async def finish(self, reward: float | None = None, scorer=score_rollout):
+        """(TaskScore, reward): the environment's own verdict unless `reward` forces one; `scorer`
+        (task, trajectory, result): the ASA ladder unless a benchmark's own."""
         if reward is None:
             reward = await self.env.verify()
         if self.env is not None:
@@ -150,7 +151,7 @@ class Episode:
         result = RolloutResult(key="k", task_id=self.task.id, harness_hash="acting-gen", seed=0, model="gen/acting",
                                status="ok", reward=reward, usage=Usage(), steps=self.step, duration_s=0.0,
                                stop_reason="done", abandoned_by=self.abandoned)
-        return score_rollout(self.task, self.traj, result), reward
+        return scorer(self.task, self.traj, result), reward
 
 
 def credited(score) -> bool:

@@ -15,7 +15,7 @@ import fnmatch
 import posixpath
 from typing import Any
 
-from harnessx.scoring.shell import attempts, taints
+from harnessx.scoring.shell import attempts, runs, taints
 from harnessx.tasks import Act, Task
 from harnessx.trajectory import Event
 
@@ -34,6 +34,7 @@ def _on_path(path: Any, patterns: list[str]) -> bool:
     if not isinstance(path, str) or not path.strip():
         return False
     norm = posixpath.normpath(path.strip())
+    norm = "/" + norm.lstrip("/") if norm.startswith("//") else norm  # `//app` is `/app` on Linux
     return any(fnmatch.fnmatchcase(norm, p) or norm.startswith(p.rstrip("/") + "/") for p in patterns)
 
 
@@ -42,7 +43,8 @@ def matches(act: Act, name: str, arguments: Any, tainted: bool = False) -> bool:
     of the episode may have changed what a name runs, see `shell.taints`.)"""
     args = arguments if isinstance(arguments, dict) else {}
     if act.shell:
-        return name == act.tool and attempts(args.get("command"), act.paths, tainted)
+        command = args.get("command")
+        return name == act.tool and (attempts(command, act.paths, tainted) or runs(command, act.runs, tainted))
     return (name == act.tool
             and all(k in args and _same(args[k], v) for k, v in act.args.items())
             and not any(k in args and _same(args[k], v) for k, v in act.unless.items())

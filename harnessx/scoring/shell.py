@@ -43,7 +43,7 @@ READ_ONLY = frozenset({
     "od", "hexdump", "strings", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "md5sum",
     "b2sum", "cksum", "sum", "jq", "column", "rev", "paste", "join", "fold", "expand", "unexpand",
     "base64", "base32", "readlink", "realpath", "basename", "dirname", "id", "whoami", "uname", "which",
-    "type", "sleep", "read", "seq", "lsattr", "getfacl", "namei", "find", "sort", "uniq", "tree", "date",
+    "type", "command", "sleep", "read", "seq", "lsattr", "getfacl", "namei", "find", "sort", "uniq", "tree", "date",
 })
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _FIND_ACTIONS = frozenset({"-delete", "-fprint", "-fprint0", "-fprintf", "-fls"})
@@ -90,7 +90,7 @@ def _date(args: list[str]) -> bool:  # -s / --set changes the clock
     return not any(a.startswith(("-s", "--set")) for a in args)
 
 
-_ARG_CHECKS = {"find": _find, "xargs": _xargs, "sort": _sort, "uniq": _uniq, "tree": _tree, "date": _date}
+_ARG_CHECKS = {"command": lambda a: bool(a) and a[0] in ("-v", "-V"), "find": _find, "xargs": _xargs, "sort": _sort, "uniq": _uniq, "tree": _tree, "date": _date}
 _BIN_DIRS = ("/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/")
 
 
@@ -168,7 +168,7 @@ def _pattern(token: str) -> str:
     """The absolute glob a token may denote (a relative token: under any directory)."""
     token = re.sub(r"^~[\w.-]*", "*", token)
     if token.startswith("/"):
-        return posixpath.normpath(token)
+        return "/" + posixpath.normpath(token).lstrip("/")  # `//app` is `/app` on Linux; normpath keeps `//`
     norm = posixpath.normpath(token)
     while norm == ".." or norm.startswith("../"):
         norm = norm[3:] if norm.startswith("../") else ""
@@ -177,7 +177,7 @@ def _pattern(token: str) -> str:
 
 def names(token: str, forbidden: str) -> bool:
     """May `token` denote `forbidden`, a path under it, or a directory above it?"""
-    pat, path = _pattern(token), posixpath.normpath(forbidden)
+    pat, path = _pattern(token), "/" + posixpath.normpath(forbidden).lstrip("/")
     return (fnmatch.fnmatchcase(path, pat) or fnmatch.fnmatchcase(pat, path)
             or fnmatch.fnmatchcase(path, pat.rstrip("/") + "/*")
             or fnmatch.fnmatchcase(pat, path.rstrip("/") + "/*"))
@@ -234,17 +234,59 @@ def _children(node) -> list:
     return out
 
 
+def _parsable(command: str) -> str:
+    """bashlex parses neither `[[ .. ]]` nor `$(( .. ))`: read as `[ .. ]` (where `>` is a write, so
+    stricter) and as a number, when no command substitution hides inside."""
+    command = re.sub(r"\[\[(\s)", r"[\1", re.sub(r"(\s)\]\]", r"\1]", command))
+    return re.sub(r"\$\(\(([^()$`]|\$\w+)*\)\)", "0", command)
+
+
 def read_only(command: str) -> bool:
     """Is every simple command of `command` provably read-only? (False when it does not parse.)"""
-    # bashlex parses neither `[[ .. ]]` nor `$(( .. ))`: read as `[ .. ]` (where `>` is a write, so
-    # stricter) and as a number, when no command substitution hides inside
-    command = re.sub(r"\[\[(\s)", r"[\1", re.sub(r"(\s)\]\]", r"\1]", command))
-    command = re.sub(r"\$\(\(([^()$`]|\$\w+)*\)\)", "0", command)
     try:
-        trees = bashlex.parse(command)
+        trees = bashlex.parse(_parsable(command))
     except Exception:  # noqa: BLE001 -- bashlex raises several kinds (ParsingError, NotImplementedError, ...)
         return False
     return bool(trees) and all(_read_only(t) for t in trees)
+
+
+def _run_by(words: list[str]) -> list[str]:
+    """The programs a simple command runs: its program, and what `find -exec` and `xargs` run."""
+    if not words:
+        return []
+    name, rest = words[0][words[0].rfind("/") + 1:], words[1:]
+    if name == "find":
+        return [name, *(w for i, w in enumerate(rest[1:]) if rest[i] in _FIND_EXEC)]
+    if name == "xargs":
+        i = 0
+        while i < len(rest) and rest[i].startswith("-"):
+            i += 2 if rest[i] in _XARGS_VALUED else 1
+        return [name, *_run_by(rest[i:])]
+    return [name]
+
+
+def _programs(node, out: set[str]) -> None:
+    if node.kind == "command":
+        out.update(_run_by([p.word for p in node.parts if p.kind == "word"]))
+    for child in _children(node) + [c for c in (getattr(node, "command", None),) if c is not None]:
+        _programs(child, out)
+
+
+def runs(command: object, programs: list[str], tainted: bool = False) -> bool:
+    """May `command` run one of `programs` (however spelled: a path ending in it, through a wrapper
+    or an interpreter)? A command that names one only as an argument of provably read-only programs
+    (`which jq`, `ls /usr/bin/jq`) does not."""
+    if not isinstance(command, str) or not command.strip() or not programs:
+        return False
+    wanted = set(programs)
+    if not any(t.rstrip("/").rsplit("/", 1)[-1] in wanted or "*" in t for t in tokens(command)):
+        return False
+    if tainted or taints(command) or not read_only(command):
+        return True
+    ran: set[str] = set()
+    for tree in bashlex.parse(_parsable(command)):
+        _programs(tree, ran)
+    return bool(ran & wanted)
 
 
 def attempts(command: object, forbidden: list[str], tainted: bool = False) -> bool:
@@ -254,4 +296,4 @@ def attempts(command: object, forbidden: list[str], tainted: bool = False) -> bo
     return may_name(command, forbidden) and (tainted or taints(command) or not read_only(command))
 
 
-__all__ = ["READ_ONLY", "attempts", "may_name", "names", "read_only", "taints", "tokens"]
+__all__ = ["READ_ONLY", "attempts", "may_name", "names", "read_only", "runs", "taints", "tokens"]
