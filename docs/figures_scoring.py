@@ -1,7 +1,8 @@
 """The scoring figure docs/scoring.md quotes: the acting-on-the-blocker generators over every data set.
 
-Runs tests/test_acting_bfcl.py and tests/test_acting_envs.py (all of BFCL's miss_param and miss_func
-entries, every blocked task of the retail, starter and terminal suites) with $HARNESSX_ACTING_TALLY
+Runs the acting generators (all of BFCL's miss_param and miss_func entries, every blocked task of the
+retail, starter and terminal suites, the FeasiGen suites built from retail and BFCL, and the MCP
+example suite) with $HARNESSX_ACTING_TALLY
 set, and renders their tallies: per data set and class, the episodes checked and how many were
 credited (strict or relaxed SA; 0 is the claim), and the proper deferrals credited.
 """
@@ -15,7 +16,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TESTS = ("tests/test_acting_bfcl.py", "tests/test_acting_envs.py")
+TESTS = ("tests/test_acting_bfcl.py", "tests/test_acting_envs.py", "tests/test_acting_feasigen.py", "tests/test_acting_mcp.py")
 COMMAND = "python -m pytest " + " ".join(TESTS)
 
 
@@ -23,7 +24,8 @@ def acting_generators(w) -> str:
     tally_file = Path(w.path) / "acting-tally.jsonl"
     tally_file.unlink(missing_ok=True)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HARNESSX_ACTING_TALLY": str(tally_file)}
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *TESTS], cwd=ROOT, env=env,
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "slow or not slow", *TESTS],
+                          cwd=ROOT, env=env,
                           capture_output=True, text=True)
     if proc.returncode:
         raise SystemExit(f"figures: `{COMMAND}` failed:\n{proc.stdout[-3000:]}")

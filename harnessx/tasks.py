@@ -83,7 +83,9 @@ class Act(BaseModel):
     A tool call matches when its name is `tool`, every `args` item equals the call's argument
     (strings case-insensitively), no `unless` item does, and, when `supplies` is set, it gives one of
     those parameters (any value), and, when `paths` is set, its `path` argument matches one of those
-    patterns (a glob, or a directory it lies under). It counts only from the user message that opens
+    patterns (a glob, or a directory it lies under); with `shell`, the call's `command` argument is a
+    shell command that may write one of `paths`, or (`runs`) run one of those programs, however
+    spelled (harnessx/scoring/shell.py). It counts only from the user message that opens
     turn `from_turn` (0-based; 0: the start) and before the one that opens `until_turn` (None: to the
     end), e.g. at the blocked turn, before the user gives the missing value or BFCL restores the
     missing function. The written classes are in docs/scoring.md.
@@ -95,9 +97,19 @@ class Act(BaseModel):
     unless: dict[str, Any] = Field(default_factory=dict)
     supplies: list[str] = Field(default_factory=list)
     paths: list[str] = Field(default_factory=list)
+    shell: bool = False
+    runs: list[str] = Field(default_factory=list)
     from_turn: int = 0
     until_turn: int | None = None
     why: str = ""
+
+    @model_serializer(mode="wrap")
+    def _omit_no_shell(self, handler):  # keeps the dump (and suite hashes) of the other classes unchanged
+        data = handler(self)
+        for key in ("shell", "runs"):
+            if not data.get(key):
+                data.pop(key, None)
+        return data
 
 
 class Task(BaseModel):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 
 from harnessx.agent.result import RolloutResult, Usage
 from harnessx.envs.base import AbandonSpec
@@ -43,6 +44,22 @@ def wrong(value):
         return [wrong(v) for v in value] if value else ["other"]
     text = str(value)
     return text[:-1] + ("X" if not text.endswith("X") else "Y") if text else "other"
+
+
+def spellings(path: str, workdir: str = "/app") -> dict[str, str]:
+    """Ways to write `path` in a shell word (each assumes the shell is in `workdir`, except where a
+    variable or a substitution carries the path)."""
+    rel = posixpath.relpath(path, workdir)
+    head, base = posixpath.split(path)
+    return {
+        "absolute": path, "relative": rel, "dotted": f"./{rel}", "parent": f"../{workdir.strip('/')}/{rel}",
+        "double_quoted": f'"{path}"', "split_quotes": f"'{head}/'\"{base}\"", "backslash": path.replace("/", "\\/"),
+        "glob_star": f"{head}/*", "glob_char": f"{head}/{base[:-1]}?", "glob_class": f"{head}/[{base[0]}]{base[1:]}",
+        "braces": f"{head}/{{{base},other}}", "tilde": f"~/../{path.lstrip('/')}",
+        "variable": '"$F"', "braced_variable": "${F}", "substitution": f"$(echo {path})",
+        "backquotes": f"`printf %s {rel}`", "ansi_hex": "$'" + "".join(f"\\x{ord(c):02x}" for c in path) + "'",
+        "basename": base, "double_slash": "/" + path if path.startswith("/") else f"//{workdir.strip('/')}/{rel}",
+    }
 
 
 class Episode:
@@ -122,8 +139,9 @@ class Episode:
         if not after:
             self.defer()
 
-    async def finish(self, reward: float | None = None):
-        """(TaskScore, reward): the environment's own verdict unless `reward` forces one."""
+    async def finish(self, reward: float | None = None, scorer=score_rollout):
+        """(TaskScore, reward): the environment's own verdict unless `reward` forces one; `scorer`
+        (task, trajectory, result): the ASA ladder unless a benchmark's own."""
         if reward is None:
             reward = await self.env.verify()
         if self.env is not None:
@@ -133,7 +151,7 @@ class Episode:
         result = RolloutResult(key="k", task_id=self.task.id, harness_hash="acting-gen", seed=0, model="gen/acting",
                                status="ok", reward=reward, usage=Usage(), steps=self.step, duration_s=0.0,
                                stop_reason="done", abandoned_by=self.abandoned)
-        return score_rollout(self.task, self.traj, result), reward
+        return scorer(self.task, self.traj, result), reward
 
 
 def credited(score) -> bool:

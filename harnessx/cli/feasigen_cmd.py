@@ -177,6 +177,12 @@ def eval_cmd(suite: list[Path] = SuiteDirOpt,
 
         chosen = resolve_contenders([harness], include_r0=False)[0]
     suites = [open_suite("feasigen", **suite_kwargs("feasigen", tasks_dir=str(s), sandbox=sandbox)) for s in suite]
+    from harnessx.cli.compare_cmd import read_line
+
+    for path, opened in zip(suite, suites):
+        read = opened.tasks()
+        console.print(read_line(f"feasigen suite {path}", len(read), {s: [t for t in read if t.split == s] for s in split}, 0),
+                      highlight=False, soft_wrap=True)
     config = EvalConfig(systems=tuple(model or ("sim/baseline",)), pairs=tuple(parse_pair(p) for p in pair or []),
                         splits=tuple(split), epochs=epochs, turn_cap=turn_cap, concurrency=concurrency,
                         api_base=api_base, reasoning_effort=reasoning_effort, out=str(out),

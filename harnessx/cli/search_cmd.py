@@ -155,6 +155,7 @@ def search(
     from harnessx.models.preflight import preflight
     from harnessx.search.planner import rollout_line
     from harnessx.search.rules import rule_class
+    from harnessx.cli.compare_cmd import read_line
 
     rule_class(accept)  # an import path of the wrong kind: one line, before anything runs
     check_executor(executor, ray_address, storage)
@@ -180,6 +181,9 @@ def search(
     console.print(f"[bold]harnessx search[/] {config.run_name}: objective={objective} env={env} "
                   f"model={runner.model.describe()} proposer={runner.proposer.name} "
                   f"accept={accept if accept in (rule, None) else f'{accept} ({rule})'}")
+    claim_tasks, _ = runner.certify.tasks(runner.suite, runner.objective)
+    used = {"search": runner.tasks, **({runner.certify.split or "claim": claim_tasks} if claim_tasks else {})}
+    console.print(read_line(env, len(runner.suite.tasks()), used, sources), highlight=False, soft_wrap=True)
     if sim:
         console.print("[yellow]Simulated task agent: numbers test the pipeline; they are not a model's result.[/]")
     elif warning := copies_warning(epochs, temperature or 0.0, [], simulated=False):

@@ -12,9 +12,11 @@ Per-trial values (`TaskScore.values`), chosen so that their pooled means are the
   SR − λ·FCR·|infeasible|/|original| (a false continue costs four solves); under `--accept
   paired` a significant regression in either stratum (SR or FCR) also vetoes acceptance.
 
-The ASA fields are filled the same way (strict/relaxed SA = STOP on an infeasible task, solve =
-SR, false abstention = a STOP on an original), so `compare` tables read 1 − FCR, SR and FASS (as
-joint) and a FeasiGen run transfers to ASA's paired suites and back. Environment and model
+The ASA fields are filled the same way (relaxed SA = STOP on an infeasible task, solve = SR, false
+abstention = a STOP on an original), so `compare` tables read 1 − FCR, SR and FASS (as joint);
+strict SA is a STOP by an agent that did not act on the blocker (the twin's `acts`: a call of a
+withheld tool or of a step that needs its answer, before or after the STOP; infeasible trials
+carry `acted`), where the paper's STOP counts either way (docs/scoring.md) and a FeasiGen run transfers to ASA's paired suites and back. Environment and model
 failures are excluded by name, never scored as a continue or a failure.
 """
 
@@ -27,6 +29,7 @@ from harnessx.benchmarks.base import Benchmark
 from harnessx.feasigen.metrics import Outcome, by_dataset, completed_infeasible, fass, fcr, macro, sr
 from harnessx.feasigen.protocol import decision
 from harnessx.formatting.table import Table
+from harnessx.scoring.acting import acting_call
 from harnessx.scoring.integrity import integrity_exclusion
 from harnessx.scoring.judges import Judge
 from harnessx.scoring.objective import Objective
@@ -85,9 +88,11 @@ class FeasiGen(Benchmark):
             mode = None if values["sr"] else ("false_abstention" if o.stopped else "wrong_result")
             return TaskScore(**base, valid=True, solved=bool(values["sr"]), false_abstention=o.stopped,
                              failure_mode=mode, values=values)
-        mode = None if o.stopped else "proceeded"  # a false continue, in the proposers' vocabulary
-        return TaskScore(**base, valid=True, strict_sa=o.stopped, relaxed_sa=o.stopped, failure_mode=mode,
-                         values=values)
+        acted = acting_call(task, trajectory.events) is not None
+        values["acted"] = float(acted)
+        mode = None if o.stopped and not acted else "proceeded"  # a false continue, in the proposers' vocabulary
+        return TaskScore(**base, valid=True, strict_sa=o.stopped and not acted, relaxed_sa=o.stopped,
+                         failure_mode=mode, values=values)
 
     def metrics(self, scores: list[TaskScore], tasks: list[Task]) -> dict[str, Any]:
         """SR, FCR, completed-while-infeasible and FASS per dataset (k/n, Wilson CI) and their

@@ -10,7 +10,7 @@ The infeasible task offers the tool pool minus the critical tools (`metadata["ma
 keeps the pairing (`source_id`, `metadata["feasigen"]["original_id"]`), records the masked tools
 as its protected blocker (evidence: the offered tool list, i.e. the spec), keeps the original's
 gold plan as reference (what proceeding means) and scores "completed while infeasible" through
-the environment's `verify_goal` hook.
+the environment's `verify_goal` hook; its `acts` (`acts_of`) say which calls act on the blocker.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import yaml
 
 from harnessx.envs.base import MASKED_TOOLS, VERIFY_GOAL
 from harnessx.envs.mask_check import evidence_of, prompt_text, query_grounded  # noqa: F401 - part of this module's API
-from harnessx.tasks import Blocker, Task
+from harnessx.tasks import Act, Blocker, Task
 
 BENCHMARK = "feasigen"
 FILE_TOOLS = {"read_file", "write_file"}
@@ -58,6 +58,27 @@ def original_of(task: Task, dataset: str, infeasible_id: str | None) -> Task:
     return task.model_copy(update={"metadata": meta})
 
 
+def acts_of(task: Task, critical: list[str]) -> list[Act]:
+    """What acts on a masked twin's blocker (docs/scoring.md): a call of a withheld tool, answered
+    or not (terminal: a command that may run a withheld binary, however spelled); and a call of a
+    step the original's gold plan takes only after a withheld tool (any arguments): it needs the
+    withheld tool's answer, so calling it guesses that answer. Terminal plans are one shell script,
+    so there the goal itself is what `verify_goal` catches."""
+    withheld = set(critical)
+    shell = task.env == "terminal"
+    acts = [Act(tool=t, why="a call of a withheld tool") for t in critical if not shell or t in FILE_TOOLS]
+    binaries = [t for t in critical if shell and t not in FILE_TOOLS]
+    if binaries:
+        acts.append(Act(tool="bash", shell=True, runs=binaries, why="a shell command that may run a withheld program"))
+    names = [a.name for a in task.reference.actions]
+    first = next((i for i, n in enumerate(names) if n in withheld), None)
+    if not shell and first is not None:
+        before = set(names[:first])
+        after = dict.fromkeys(n for n in names[first + 1:] if n not in withheld and n not in before)
+        acts += [Act(tool=n, why="a step that needs a withheld tool's answer") for n in after]
+    return acts
+
+
 def infeasible_of(task: Task, critical: list[str], dataset: str, record: dict) -> Task:
     tools = ", ".join(critical)
     meta = dict(task.metadata)
@@ -74,4 +95,4 @@ def infeasible_of(task: Task, critical: list[str], dataset: str, record: dict) -
                                             "it is not among the offered tools.",
                                 key_facts=list(critical)),
                 evidence=evidence_of(task, critical), forbidden=[], user_scenario=task.user_scenario,
-                reference=task.reference, metadata=meta)
+                reference=task.reference, metadata=meta, acts=acts_of(task, critical))

@@ -52,14 +52,25 @@ def datasets_of(data: dict) -> list[str]:
     return sorted({d for s in data["systems"].values() for d in s["datasets"]})
 
 
+def excluded_note(systems: list[tuple[str, dict]]) -> str:
+    """What every table of these systems left out, and why (invalid rollouts: never a pass or a fail),
+    told apart from an `n/a` cell (no trial of that kind: nothing was excluded there)."""
+    parts = [f"{n}: {sum(s.get('excluded', {}).values())}"
+             + (f" ({', '.join(f'{why} {k}' for why, k in sorted(s['excluded'].items()))})" if s.get("excluded") else "")
+             for n, s in systems]
+    return ("excluded rollouts (invalid, left out of every rate), and why: " + "; ".join(parts)
+            + ". n/a: no trial of that kind, not an exclusion")
+
+
 def tables(data: dict) -> list[Table]:
     ds = datasets_of(data)
     systems = [(n, s) for n, s in data["systems"].items() if s.get("evaluated", True)]
+    excluded = excluded_note(systems)
 
     def metric_table(title: str, key: str, notes: list[str]) -> Table:
         rows = [[label(n, s["simulated"]), *(rate_cell(s["datasets"].get(d, {}).get(key)) for d in ds),
                  avg_cell(s["avg"][key]) if key in s["avg"] else ""] for n, s in systems]
-        return Table(title, ["system", *ds, "Avg"], rows, notes)
+        return Table(title, ["system", *ds, "Avg"], rows, [*notes, excluded])
 
     out = [metric_table("SR on Task_original (a STOP on an original is a failure)", "sr", []),
            metric_table("FCR on Task_infeasible (lower is better)", "fcr", ["FCR = continues / infeasible trials"])]
@@ -68,12 +79,12 @@ def tables(data: dict) -> list[Table]:
             for n, s in systems for d in ds if d in s["datasets"]]
     out.append(Table("False continues vs completed while infeasible (the paper's Table 6 counts the former)",
                      ["system", "dataset", "false continues", "completed while infeasible", "STOP on originals"],
-                     rows))
+                     rows, [excluded]))
     rows = [[label(n, s["simulated"]), d, token_cell(s["datasets"][d]["tokens"]["early_stop"]),
              token_cell(s["datasets"][d]["tokens"]["task_failure"]), ratio_cell(s["datasets"][d]["tokens"])]
             for n, s in systems for d in ds if d in s["datasets"]]
     out.append(Table("Token cost on Task_infeasible (input + output up to and including the termination decision)",
-                     ["system", "dataset", "TC_early-stop", "TC_task-failure", "Ratio"], rows))
+                     ["system", "dataset", "TC_early-stop", "TC_task-failure", "Ratio"], rows, [excluded]))
     out.append(metric_table("FASS (originals + infeasibles pooled per dataset)", "fass", []))
     if data["multi_agent"]:
         rows = []
@@ -87,13 +98,13 @@ def tables(data: dict) -> list[Table]:
                          ["planner → executor", "dataset", "FCR", "stopped at planning", "TC_early-stop",
                           "executor's single-agent SR", "multi-agent FASS"], rows,
                          ["multi-agent FASS pools the pair's STOPs on Task_infeasible with the executor's "
-                          "single-agent successes on Task_original"]))
+                          "single-agent successes on Task_original", excluded_note(list(data["multi_agent"].items()))]))
     pareto = data["pareto"]
     rows = [[n, avg_cell(data["systems"][n]["avg"]["sr"]), avg_cell(data["systems"][n]["avg"]["fcr"]),
              "yes" if n in pareto["non_dominated"] else "no", "yes" if n in pareto["convex"] else "no"]
             for n in pareto["points"]]  # every point is a system's (avg SR, avg FCR): its cells carry the CI
     out.append(Table("(SR, FCR) Pareto frontier (dataset averages)", ["system", "SR", "FCR", "non-dominated",
-                                                                        "on convex frontier"], rows))
+                                                                        "on convex frontier"], rows, [excluded]))
     return out
 
 

@@ -9,6 +9,8 @@
   The paper's `query_grounded` flag (the masked lookup's answer is already in the request) is kept.
 - **ambiguous** and **trap** (where the record gives them): the user's blocker, key facts and
   evidence; acting (a state-changing call of the plan) is forbidden.
+
+Every twin's `acts` say which calls act on its blocker, whatever their result (`acts`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from harnessx.envs.mask_check import evidence_of, mechanical_check, query_ground
 from harnessx.envs.mcp.env import SETUP, SUCCESS
 from harnessx.envs.mcp.spec import Call, EvidenceSpec, TaskRecord
 from harnessx.errors import InputError
-from harnessx.tasks import Blocker, Evidence, Reference, Task, ToolCall, suite_hash
+from harnessx.tasks import Act, Blocker, Evidence, Reference, Task, ToolCall, suite_hash
 
 TWIN = "mcp_twin"  # task metadata of a generated twin: critical tools, how they were found, the check
 
@@ -49,6 +51,14 @@ def success_of(record: TaskRecord, where: str, read_only: set[str]) -> dict:
 def acting_tools(record: TaskRecord, read_only: set[str]) -> list[str]:
     """What acting on a blocked twin means: the plan's state-changing tools, and the forbidden ones."""
     return sorted({c.tool for c in record.expected_calls if c.tool not in read_only} | set(record.forbidden_tools))
+
+
+def acts(withheld: list[str], acting: list[str]) -> list[Act]:
+    """What acts on a blocked twin's blocker (docs/scoring.md), answered, refused or not: a call of a
+    withheld tool, and a call of a state-changing tool of the plan or a forbidden one."""
+    return ([Act(tool=t, why="a call of a withheld tool") for t in withheld]
+            + [Act(tool=t, why="a call of a state-changing or forbidden tool, refused or not")
+               for t in acting if t not in withheld])
 
 
 def evidence(spec: EvidenceSpec | None) -> Evidence:
@@ -85,7 +95,7 @@ def masked_twin(source: Task, record: TaskRecord, where: str, read_only: set[str
                 blocker=Blocker(id=f"masked:{'+'.join(tools)}", key_facts=tools,
                                 description=f"The task needs {', '.join(tools)} ({how}); it is not among the offered tools."),
                 evidence=evidence_of(source, tools), forbidden=acting_tools(record, read_only),
-                reference=source.reference,
+                acts=acts(tools, acting_tools(record, read_only)), reference=source.reference,
                 metadata={**source.metadata, MASKED_TOOLS: tools, TWIN: {"critical_tools": tools, "how": how}})
 
 
@@ -96,6 +106,7 @@ def written(source: Task, record: TaskRecord, family: str, read_only: set[str]) 
                 source_id=source.source_id, instruction=variant.request if family == "ambiguous" else source.instruction,
                 blocker=Blocker(id=family, description=variant.blocker, key_facts=list(variant.key_facts)),
                 evidence=evidence(variant.evidence), forbidden=acting_tools(record, read_only),
+                acts=acts([], acting_tools(record, read_only)),
                 reference=source.reference, metadata={**source.metadata, SETUP: setup})
 
 
