@@ -37,6 +37,14 @@ def backends() -> list[str]:
     return found
 
 
+def backend_params() -> list:
+    """Every backend, those this machine lacks skipped: the collected set (and so the documented test
+    counts) is the same whether or not a docker engine runs here."""
+    found = backends()
+    return [pytest.param(b, marks=() if b in found else pytest.mark.skip(reason=f"no {b} sandbox here"))
+            for b in ("bwrap", "unshare", "docker")]
+
+
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not backends(), reason="no sandbox")]
 ATTACKS = attacks()
 
@@ -105,7 +113,7 @@ def notes(traj) -> list[str]:
     return [e.data["detail"] for e in traj.of_kind("note")]
 
 
-@pytest.mark.parametrize("backend", backends())
+@pytest.mark.parametrize("backend", backend_params())
 @pytest.mark.parametrize("attack", ATTACKS, ids=[a.id for a in ATTACKS])
 def test_the_attack_scores_zero_is_not_excluded_and_leaves_the_host_alone(tmp_path, backend, attack):
     canary = make_canary(tmp_path)
@@ -127,7 +135,7 @@ CONTROLS = {"feasible": Attack("control", "honest", ["echo 42 > /app/answer.txt"
                               feasible=False)}
 
 
-@pytest.mark.parametrize("backend", backends())
+@pytest.mark.parametrize("backend", backend_params())
 @pytest.mark.parametrize("kind", sorted(CONTROLS))
 def test_the_honest_agent_wins_the_same_task(tmp_path, backend, kind):
     attack = CONTROLS[kind]
