@@ -21,6 +21,7 @@ from harnessx.agent.runner import Runner
 from harnessx.benchmarks.evaluate import evaluate
 from harnessx.envs.toy import TOOLS, ToySuite
 from harnessx.harness.presets import load_preset
+from harnessx.harness.render import render
 from harnessx.models.client import ModelClient
 from harnessx.search import Search, SearchConfig
 from harnessx.search.mlflow_traces import RolloutBatch, TraceContext, log_traces
@@ -72,7 +73,7 @@ def test_every_model_call_span_holds_the_messages_sent_and_the_tools_offered(sto
     for trace in traces:
         result = next(r for r in evaluation.results if r.key == trace.info.tags["harnessx.rollout"])
         traj = runner.trajectory(result)
-        system = traj.first("message").data["content"]
+        rendered = render(harness, list(TOOLS), "tool")
         records = traj.of_kind("model_call")
         calls = sorted((s for s in trace.data.spans if s.name.startswith("model call")), key=lambda s: s.start_time_ns)
         assert len(calls) == len(records) > 0
@@ -80,7 +81,12 @@ def test_every_model_call_span_holds_the_messages_sent_and_the_tools_offered(sto
             role = span.attributes["role"]
             assert (role, span.attributes["step"]) == (record.data["role"], record.step)
             messages, tools = span.inputs["messages"], span.inputs.get("tools", [])
-            assert messages[0] == {"role": "system", "author": "harness", "content": system}
+            # the system prompt of the conversation this call belongs to, from the harness's own rendering
+            # (a planner-executor's planner and executor each get theirs; the executor starts afresh)
+            wanted = {"planner": rendered.planner_system, "executor": rendered.executor_system}.get(
+                role, rendered.planner_system if variant["topology"] == "planner-executor" else rendered.system)
+            assert messages[0]["role"] == "system" and messages[0]["author"] == "harness"
+            assert messages[0]["content"][:200] == wanted[:200], role
             offered = [t["function"]["name"] for t in tools]
             if role in ("agent", "executor"):
                 assert offered == expected, (role, offered)
@@ -92,7 +98,10 @@ def test_every_model_call_span_holds_the_messages_sent_and_the_tools_offered(sto
                 assert call["type"] == "function" and isinstance(json.loads(call["function"]["arguments"]), dict)
             # every message the harness injected before this call is among the messages it sent
             sent = [m["content"] for m in messages if m["author"] == "harness"]
-            before = [e.data["content"] for e in traj.of_kind("message") if e.author == "harness" and e.seq < record.seq]
+            opened = max(e.seq for e in traj.of_kind("message")
+                         if e.author == "harness" and e.data.get("role") == "system" and e.seq < record.seq)
+            before = [e.data["content"] for e in traj.of_kind("message")
+                      if e.author == "harness" and opened <= e.seq < record.seq]
             assert [text[:200] for text in before] == [text[:200] for text in sent]
     if variant["self_check"] != "off" and variant["topology"] == "single":
         check = harness.text("self_check_prompt").strip()[:60]

@@ -263,7 +263,7 @@ class _Episode:
         """
         if messages and messages[-1]["role"] == "assistant" and messages[-1].get("tool_calls"):
             # the episode ended on a tool call (e.g. the deferral tool): close it before asking
-            messages.append({"role": "user", "content": "(The episode has ended.)"})
+            self.harness_says(messages, "(The episode has ended.)", "episode_ended")
         messages.append({"role": "user", "content": text})
         self.traj.append("message", "harness", self.step, role="challenge", content=text, pre_reward=pre_reward)
         self.done, self.stop_reason = False, ""
@@ -282,8 +282,10 @@ async def _act(ep: _Episode, harness: Harness, observation: str) -> None:
     sw = harness.switches
     if sw.topology == "planner-executor":
         plan = await ep.plan(observation)
-        ep.messages = [{"role": "system", "content": ep.rendered.executor_system},
-                       {"role": "user", "content": EXECUTOR_MESSAGE.format(task=observation, plan=plan)}]
+        ep.messages = [{"role": "system", "content": ep.rendered.executor_system}]
+        # the executor's conversation starts afresh: recorded as sent, so a trace shows what it was given
+        ep.traj.append("message", "harness", ep.step, role="system", content=ep.rendered.executor_system)
+        ep.harness_says(ep.messages, EXECUTOR_MESSAGE.format(task=observation, plan=plan), "executor_task")
         if not ep.done:
             await ep.loop(ep.messages, "executor", sw.executor_max_turns)
     else:
@@ -317,7 +319,8 @@ async def run_rollout(harness: Harness, task: Task, env: Environment, model: Mod
         start = await env.reset(task, ep.rendered.abandon)
         start = start.model_copy(update={"observation": task_message(harness, start.observation)})
         ep.rendered = render(harness, start.tools, env.native_abandon)
-        ep.traj.append("message", "harness", 0, role="system", content=ep.rendered.system)
+        first = ep.rendered.planner_system if harness.switches.topology == "planner-executor" else ep.rendered.system
+        ep.traj.append("message", "harness", 0, role="system", content=first)  # the first conversation's
         ep.traj.append("tools", "harness", 0, format=ep.rendered.tool_format,
                        tools=[t.openai() for t in ep.rendered.tools])
         ep.traj.append("message", "user", 0, role="task", content=start.observation)

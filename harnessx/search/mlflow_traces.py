@@ -207,6 +207,8 @@ def _sent(before: list) -> list[dict]:
         d = e.data
         if e.kind == "message":
             role = {"agent": "assistant", "harness": "system" if d.get("role") == "system" else "user"}.get(e.author, "user")
+            if role == "system":  # a system prompt opens a conversation (a planner-executor's executor starts afresh)
+                out = []
             out.append({"role": role, "author": e.author, "content": _cut(d.get("content") or "")})
         elif e.kind == "tool_call":
             if not out or out[-1]["role"] != "assistant":
