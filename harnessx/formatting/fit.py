@@ -71,10 +71,12 @@ def _lines_at(text: str, width: int) -> int:
 
 def wrapped_widths(headers: list[str], rows: list[list[str]], width: int) -> list[int] | None:
     """Column widths that make the boxed table fit `width` with each cell wrapped at spaces, no word
-    broken and no cell over MAX_ROW_LINES lines (the widest columns narrowed first); None if none do."""
+    broken, no cell over MAX_ROW_LINES lines and the first column whole (the widest of the others
+    narrowed first); None if none do."""
     columns = _columns(headers, rows)
     widths = [max(cell_len(line) for text in col for line in text.split("\n")) for col in columns]
     floors = [max([cell_len(w) for text in col for w in text.split()] or [1]) for col in columns]
+    floors[0] = widths[0]  # a row's first cell (its id, metric or harness) stays on one line
     budget = width - _frame(len(columns))
     if sum(floors) > budget:
         return None
