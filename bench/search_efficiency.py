@@ -7,6 +7,8 @@
               that selected it (bench/fresh_incumbent.py; measured, not shipped; takes --default's options);
 - unseen:     the default with each move decided on the tasks the round's screen did not see
               (bench/unseen_move.py; measured, not shipped; takes --default's options);
+- prior:      the default as it was before budget-driven breadth and group proposals (#48): the bandit
+              without group slots, design promote, screen 16, no gate (measured, not shipped; ignores --default);
 - paper:      `greedy` acceptance, every proposal fully evaluated (R0 + rounds x proposals);
 - paired:     paired test + Holm + racing, same proposer and shape, 1 rollout per task;
 - gepa:       gepa.optimize through the HarnessX adapter with the default's rollouts (equal rollouts);
@@ -54,7 +56,8 @@ from harnessx.search import Arena, Search, SearchConfig, get_objective, load_spa
 from harnessx.search.acceptance import AcceptanceRule, Paired, Verdict
 from harnessx.search.rules import make_acceptance
 from harnessx.search.proposers import Proposal, Proposer, RulesProposer
-from harnessx.search.explore import ExploreSettings
+from harnessx.search.explore import Explore, ExploreSettings
+from harnessx.search.proposers.bandit import BanditProposer
 from harnessx.search.veto import p_harmed, vetoes
 from harnessx.search.gepa import optimize_with_gepa
 from harnessx.sim.pairing import with_rho
@@ -67,10 +70,10 @@ from proposer_reach import first_reach, targets as reach_targets
 from fresh_incumbent import FreshIncumbent
 from unseen_move import UnseenMove
 
-STRATEGIES = ("paper", "default", "fresh", "unseen", "paired", "gepa", "oracle", "composite")
+STRATEGIES = ("paper", "default", "prior", "fresh", "unseen", "paired", "gepa", "oracle", "composite")
 BARE = ("paper", "default", "gepa")  # a bare invocation: the paper's protocol, the shipped default and GEPA
 DESIGNS = {"fresh": FreshIncumbent, "unseen": UnseenMove}  # bench-only designs of the default rule
-CANDIDATES = ("default", *DESIGNS)  # the rules whose targets the bench judges at its end (all take --default)
+CANDIDATES = ("default", "prior", *DESIGNS)  # the rules whose targets the bench judges at its end (all take --default)
 RULES = {"paper": "greedy", "default": "default", "paired": "paired"}
 
 
@@ -201,13 +204,16 @@ def run_search(rule: str, seed: int, suite, args, tmp: Path, cache: Path, model:
                           accept=rule if rule in RULES.values() else "greedy", rounds=args.rounds, proposals=args.proposals, runs_dir=str(tmp), name=f"{rule}-{seed}",
                           tracking_uri=None)
     options = args.default if rule in CANDIDATES else {}
+    proposer = Composing() if rule == "composite" else None
     if rule in ("oracle", "composite"):
         acceptance = Oracle(truth)
+    elif rule == "prior":
+        acceptance, proposer = Explore(ExploreSettings(design="promote", screen=16, gate=0)), BanditProposer(pair_share=0)
     elif rule in DESIGNS:
         acceptance = DESIGNS[rule](ExploreSettings(**options))
     else:  # a shipped rule by name; None: the search's own default
         acceptance = make_acceptance(rule, **options) if options else None
-    search = Search(config, suite=suite, acceptance=acceptance, proposer=Composing() if rule == "composite" else None)
+    search = Search(config, suite=suite, acceptance=acceptance, proposer=proposer)
     search.dir.prepare(search.config_record(), resume=False)
     run_dir = search.dir.path
     (run_dir / "rollouts").symlink_to(cache, target_is_directory=True)  # rollouts are shared, counts are not
@@ -303,7 +309,8 @@ def main() -> None:
     parser.add_argument("--strategies", default=",".join(BARE),
                         help="a subset of " + ",".join(STRATEGIES) + " (default: " + ",".join(BARE) + "; oracle and "
                              "composite, the bounds, only when asked for)")
-    parser.add_argument("--default", default="", help="options of the default rule, e.g. design=halving,move_p=0.3")
+    parser.add_argument("--default", default="", help="options of the default rule, e.g. design=halving,move_p=0.3; gate=4: screen/4 times "
+                             "--proposals looks a round, each first on a 4-task minibatch (harnessx/search/explore.py)")
     parser.add_argument("--reach", action="store_true",
                         help="also measure the best single edit and pair on ground truth and when each search first "
                              "proposes them (bench/proposer_reach.py; costs the single edits' ground truth)")
@@ -387,7 +394,7 @@ def main() -> None:
     for candidate in (c for c in CANDIDATES if c in args.strategies) if summaries and "paper" in args.strategies else ():
         print(f"\n== targets for {candidate} (on the means over seeds)")
         print("\n".join(target_report(summaries, candidate)))
-    across = world_report(summaries) if "default" in args.strategies else []
+    across = [line for c in ("default", "prior") if c in args.strategies for line in world_report(summaries, c)]
     if across:
         print("\n" + "\n".join(across))
     print(f"\n  wall {time.monotonic() - started:.0f}s")

@@ -83,13 +83,15 @@ async def replicate(seed: int, args, cache_dir: str) -> dict[str, dict[str, int]
     suite = null_suite(args)
     runner = Runner(suite, ModelClient(text_paired(args.model)), RolloutCache(cache_dir), concurrency=16)
     out = {}
-    for name, rule in (("greedy", Greedy()), ("paired", PairedRacing()), ("default", Explore())):
+    for name, rule in (("greedy", Greedy()), ("paired", PairedRacing()),
+                       ("default", Explore(**({"gate": args.gate} if args.gate is not None else {})))):
         arena = Arena(runner, suite.tasks("search"), get_objective(args.objective), [seed], order_seed=seed)
         incumbent, hits = load_space().initial(), 0
         for round_no in range(1, args.rounds + 1):
             if name == "default":  # as the search loop does (the others' figures are kept as they were measured)
                 arena.round = round_no
-            verdicts = await rule.judge(incumbent, copies(incumbent, round_no, args.proposals), arena)
+            # as many copies as the rule judges a round (the default with a gate: more, cheaper looks)
+            verdicts = await rule.judge(incumbent, copies(incumbent, round_no, rule.looks(args.proposals)), arena)
             winner = next((v.evaluation.harness for v in verdicts if v.accepted), None)
             if winner is not None:
                 incumbent, hits = winner, hits + 1
@@ -127,6 +129,8 @@ def main() -> None:
     parser.add_argument("--objective", default="joint")
     parser.add_argument("--model", default="sim/baseline")
     parser.add_argument("--alpha", type=float, default=0.05, help="the final claim's one-sided level")
+    parser.add_argument("--gate", type=int, default=None,
+                        help="the default rule's minibatch gate (harnessx/search/explore.py; default: the shipped one)")
     parser.add_argument("--workers", type=int, default=2, help="replicates run in this many processes")
     parser.add_argument("--out", default="runs/bench-null/results.json", help="every figure and replicate, as JSON")
     args = parser.parse_args()

@@ -4,7 +4,7 @@ The bench's per-group tables (efficiency_report.py) average over search seeds in
 Here every world contributes its mean over seeds, and the CIs are across worlds (a bootstrap over
 the worlds), so a design is judged on how it does in worlds it may not have been tuned on:
 
-- mean held-out ground-truth gain of `candidate` >= GEPA's (on the candidate's rollouts), with the
+- mean held-out ground-truth gain of `candidate` >= GEPA's (on the default's rollouts: the bench gives GEPA those), with the
   paired difference's CI across worlds;
 - >= 0.9 of the paper protocol's mean gain at <= 0.4 of its mean rollouts;
 - `candidate` behind GEPA by more than 0.05 in <= 20% of the worlds;
@@ -53,7 +53,7 @@ def world_report(summaries: list[dict], candidate: str = "default") -> list[str]
             gepa = [w["gepa"]["gain_heldout"] for w in worlds.values()]
             diff = [c - g for c, g in zip(cand, gepa)]
             behind = sum(d < -BEHIND for d in diff)
-            lines.append(f"  GEPA (on {candidate}'s rollouts): {_ci_text(gepa)}; {candidate} - GEPA {_ci_text(diff)}: "
+            lines.append(f"  GEPA (on default's rollouts): {_ci_text(gepa)}; {candidate} - GEPA {_ci_text(diff)}: "
                          f"{'met' if statistics.mean(diff) >= 0 else 'missed'} (target: >= 0)")
             lines.append(f"  {candidate} behind GEPA by more than {BEHIND}: {behind}/{n} worlds = {behind / n:.2f}: "
                          f"{'met' if behind / n <= 0.2 else 'missed'} (target: <= 0.20)")

@@ -83,7 +83,8 @@ def test_never_dry_singles_then_combinations_then_retests():
 def test_apply_edit_rebuilds_library_and_switch_edits_from_their_keys():
     ctx = context(FAILURES)
     r0 = ctx.incumbent
-    for p in BanditProposer().propose(ctx, 3) + RulesProposer().propose(context({"error": 5}), 3):
+    singles = [p for p in BanditProposer().propose(ctx, 3) if JOIN not in p.edit]
+    for p in singles + RulesProposer().propose(context({"error": 5}), 3):
         rebuilt = apply_edit(ctx.space, r0, p.edit, p.harness.switches.model_dump(mode="json"))
         assert rebuilt is not None and rebuilt.hash == p.harness.renamed(r0.name, edit=None).hash or \
             rebuilt.text("system_prompt") == p.harness.text("system_prompt")

@@ -110,7 +110,7 @@ class AcceptanceRule(ABC):
 
     A rule defines `name` and `judge`; it overrides a hook only to change its default. The loop calls
     each hook on every rule, in this order: `restore` once (a resumed search), `incumbent_evaluation`
-    whenever the incumbent changes, then each round `judge`.
+    whenever the incumbent changes, then each round `looks` (how many proposals to ask for) and `judge`.
 
     A rule decides *moves*, not the claim: the selected harness is certified afterwards, once, on
     tasks selection never saw. A rule gets its evidence only through the `Arena` (which pays for
@@ -142,6 +142,11 @@ class AcceptanceRule(ABC):
             a rejection without evidence against it sets `undecided`, so the proposer may bring it
             back.
         """
+
+    def looks(self, proposals: int) -> int:
+        """How many candidates the rule judges in a round when the search asks for `proposals`
+        (`--proposals`): the loop asks the proposer for this many. Default: `proposals`."""
+        return proposals
 
     def restore(self, history: list[dict]) -> None:
         """Rebuild the rule's memory from a resumed search's ledger rows (every row so far, in order).

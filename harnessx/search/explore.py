@@ -60,15 +60,24 @@ class ExploreSettings:
     move_p: float = 0.3       # move when the climber's one-sided paired p on the whole split is below this
     veto_alpha: float = 0.05  # the harm veto's level (a stratum or false abstention worse at p < this)
     futility: float = 0.0     # a climber whose mean difference is not above this stops
+    gate: int = 0             # > 0: breadth -- screen/gate times as many proposals, each first on a minibatch of
+    #                           `gate` tasks; only the best `--proposals` not worse than the incumbent there go on
+
+    def looks(self, proposals: int) -> int:
+        """Proposals judged a round: with a gate, the screening rollouts of `proposals` screens bought as
+        looks of `gate` tasks each (so the round's cheap looks grow with what a screen costs)."""
+        return proposals * max(1, self.screen // self.gate) if self.gate else proposals
 
     def __post_init__(self) -> None:
         checks = [("screen", self.screen >= 2, "at least 2 tasks"), ("design", self.design in DESIGNS,
                   " or ".join(DESIGNS)), ("move_p", 0 < self.move_p <= 1, "in (0, 1]"),
-                  ("veto_alpha", 0 < self.veto_alpha < 1, "in (0, 1)")]
+                  ("veto_alpha", 0 < self.veto_alpha < 1, "in (0, 1)"),
+                  ("gate", self.gate == 0 or 2 <= self.gate <= self.screen and self.design != "window",
+                   "0 (off) or 2 .. screen tasks (not with design window)")]
         for name, ok, expected in checks:
             if not ok:
                 raise InputError("--accept default", f"{name} = {getattr(self, name)!r}", expected)
-        self.screen = int(self.screen)
+        self.screen, self.gate = int(self.screen), int(self.gate)
 
 
 class Explore(AcceptanceRule):
@@ -78,6 +87,9 @@ class Explore(AcceptanceRule):
 
     def __init__(self, settings: ExploreSettings | None = None, **options):
         self.settings = settings or ExploreSettings(**options)
+
+    def looks(self, proposals: int) -> int:
+        return self.settings.looks(proposals)
 
     async def incumbent_evaluation(self, incumbent: Harness, arena: Arena) -> Evaluation:
         """The tasks the incumbent already has (no new rollout), or the whole split if it has none
@@ -112,6 +124,8 @@ class Explore(AcceptanceRule):
         screen, order = self.window(arena, await self.incumbent_evaluation(incumbent, arena))
         verdicts, means = {}, {}
         climbing = list(range(len(proposals)))
+        if s.gate and len(proposals) > 1:
+            climbing = await self._gate(incumbent, proposals, arena, screen[:s.gate], verdicts)
         tasks, rung, prefix = screen, 0, 0
         while climbing:
             stage = "full" if len(tasks) >= n else f"{'screen' if rung == 0 else 'rung'} {len(tasks)}/{n} tasks"
@@ -147,6 +161,27 @@ class Explore(AcceptanceRule):
             picked = {t.id for t in tasks}
             tasks = tasks + [t for t in order[:prefix] if t.id not in picked]
         return [verdicts[i] for i in range(len(proposals))]
+
+    async def _gate(self, incumbent: Harness, proposals: list[Harness], arena: Arena, tasks: list,
+                    verdicts: dict) -> list[int]:
+        """The minibatch gate: every proposal and the incumbent on the screen's first `gate` tasks; the best
+        `proposals / looks` of those not worse than the incumbent there go on to the screen (GEPA's gate,
+        capped so a round never pays more screens than `--proposals` asks for)."""
+        s, key, strata = self.settings, arena.objective.value_key, arena.objective.strata
+        stage = f"gate {len(tasks)}/{len(arena.tasks)} tasks"
+        inc, *evals = await asyncio.gather(arena.evaluate_on(incumbent, tasks),
+                                           *(arena.evaluate_on(p, tasks) for p in proposals))
+        means = {}
+        for i, ev in enumerate(evals):
+            verdicts[i], means[i] = _verdict(ev, Paired.of(ev, inc, key), stage, strata)
+        level = sorted((i for i in means if means[i] >= 0), key=lambda i: (-means[i], i))
+        keep = max(1, math.ceil(len(proposals) * s.gate / s.screen))
+        for i in set(means) - set(level):
+            verdicts[i].reason = f"stopped at {stage}: mean Δ = {means[i]:+.3f}, worse than the incumbent there"
+        for i in level[keep:]:
+            verdicts[i].undecided = means[i] > 0
+            verdicts[i].reason = f"not worse at {stage} (mean Δ = {means[i]:+.3f}) but not among the {keep} best"
+        return level[:keep]
 
     async def _judge_window(self, incumbent: Harness, proposals: list[Harness], arena: Arena) -> list[Verdict]:
         """`window`: the incumbent and every proposal on this round's blind window (a fresh sample each
@@ -196,7 +231,8 @@ def _verdict(ev: Evaluation, paired: Paired, stage: str, strata: tuple[str, ...]
 
 
 def climb_rollouts(settings: ExploreSettings, n: int, k: int) -> int:
-    """The most rollouts (one seed) a round of the rule can pay: K proposals on the screen, then the
+    """The most rollouts (one seed) a round of the rule can pay for `--proposals` k: with a gate, its
+    looks on `gate` tasks each and k of them through the rest of the screen; then K proposals on the screen, then the
     climbers of each rung (one for `promote`, half of the last rung's for `halving`) on the rung's new
     tasks, up to the whole split; a rung holds at most the screen plus the first screen·2^r tasks
     (the whole split once those reach its last pair). The
@@ -209,5 +245,6 @@ def climb_rollouts(settings: ExploreSettings, n: int, k: int) -> int:
         r += 1
         size = n if s * 2 ** r >= n - 2 else min(n, s + s * 2 ** r)
         sizes.append(size)
+    gated = settings.looks(k) * min(settings.gate, s) - k * min(settings.gate, s) if settings.gate else 0
     climbers = [k] + [1 if settings.design == "promote" else max(1, math.ceil(k / 2 ** i)) for i in range(1, len(sizes))]
-    return sum(c * (b - a) for c, a, b in zip(climbers, [0, *sizes], sizes))
+    return gated + sum(c * (b - a) for c, a, b in zip(climbers, [0, *sizes], sizes))

@@ -115,9 +115,10 @@ class Search:
     def plan(self) -> dict[str, int]:
         """Pre-flight: the most rollouts the search can use (racing and caching only lower it)."""
         per_eval = len(self.objective.tasks(self.tasks)) * len(self.config.seeds)
+        looks = self.acceptance.looks(self.config.budget.proposals)  # a rule with a gate judges more, cheaper
         return {"tasks": len(self.objective.tasks(self.tasks)), "seeds": len(self.config.seeds),
-                "per_candidate": per_eval, "candidates": 1 + self.config.budget.rounds * self.config.budget.proposals,
-                "rollouts": per_eval * (1 + self.config.budget.rounds * self.config.budget.proposals)}
+                "per_candidate": per_eval, "candidates": 1 + self.config.budget.rounds * looks,
+                "rollouts": per_eval * (1 + self.config.budget.rounds * looks)}
 
     def _rollout_cap(self) -> int:
         """The pre-flight bound is a cap too: --max-rollouts when lower, never more than planned."""
@@ -199,7 +200,7 @@ class Search:
             ctx = RoundContext(round_no, self.objective, self.space, incumbent, inc_eval, tuple(history),
                                runner.trajectory, self.config.run.seed, arena)
             try:  # a proposer that evaluates (gepa) meets the same hard caps as the acceptance rule
-                proposals = self.proposer.propose(ctx, self.config.budget.proposals)
+                proposals = self.proposer.propose(ctx, self.acceptance.looks(self.config.budget.proposals))
                 dropped = list(self.proposer.dropped)  # drafts the proposer refused, with reasons
                 for reason in dropped:
                     self.reporter.note(f"round {round_no}: proposal dropped: {reason}")
@@ -269,7 +270,7 @@ class Search:
 
     def _replan(self, arena: Arena, last_round: int) -> None:
         per = self.plan()["per_candidate"]
-        remaining = (self.config.budget.rounds - max(last_round, 0)) * self.config.budget.proposals * per
+        remaining = (self.config.budget.rounds - max(last_round, 0)) * self.acceptance.looks(self.config.budget.proposals) * per
         r0 = per if last_round < 0 else 0
         self.reporter.plan(arena.rollouts + r0 + remaining, arena.rollouts)
 

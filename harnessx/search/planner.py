@@ -146,7 +146,9 @@ def rollout_line(p: Plan) -> str:
     c = p.config
     return ((f"budget: {p.budget_rollouts} rollouts" if p.budget_rollouts is not None else "budget: no cap")
             + (f" (${c.max_cost:.2f} at ${c.cost_per_rollout:.5f} per rollout)" if c.max_cost is not None else "")
-            + f" buys R0 + {p.rounds} rounds x {c.proposals} proposals x {c.epochs} seed(s) on {c.tasks} tasks: "
+            + f" buys R0 + {p.rounds} rounds x {c.proposals} proposals x {c.epochs} seed(s) on {c.tasks} tasks"
+            + (f" ({looks(c)} looks a round, each first on a {ExploreSettings().gate}-task minibatch)"
+               if looks(c) != c.proposals else "") + ": "
             f"{SCHEDULE.get(c.accept, 'expected about')} {p.rollouts} rollouts (rule {c.accept}'s schedule, "
             f"{p.rollouts_per_round} per round, {p.per_candidate} per full evaluation; "
             f"{LOWERS.get(c.accept, 'the rollout cache only lowers it')}), at most {p.cap} "
@@ -157,6 +159,11 @@ EXPLORE = ("default", "explore")
 SCHEDULE = {"greedy": "about", "paired": "up to", **dict.fromkeys(EXPLORE, "up to")}
 LOWERS = {"paired": "racing stops clear losers early, so usually fewer",
           **dict.fromkeys(EXPLORE, "futility stops and the rollout cache lower it, usually well below")}
+
+
+def looks(config: PlanConfig) -> int:
+    """Candidates judged a round: `default` with a gate buys more, cheaper looks (harnessx/search/explore.py)."""
+    return ExploreSettings().looks(config.proposals) if config.accept in EXPLORE else config.proposals
 
 
 def divisor(config: PlanConfig) -> int:
@@ -218,7 +225,7 @@ def plan(config: PlanConfig) -> Plan:
         budget = dollars if budget is None else min(budget, dollars)
     rounds = c.rounds if budget is None else max(0, min(c.rounds, (budget - per_candidate) // max(per_round, 1)))
     testable = c.accept == "greedy" or n >= min_pairs(c)  # greedy accepts on the mean, without a test
-    cap = per_candidate * (1 + c.rounds * c.proposals)
+    cap = per_candidate * (1 + c.rounds * looks(c))
     result = Plan(c, per_candidate, n, per_round, per_candidate + rounds * per_round, rounds, budget,
                   mde(c, n) if testable else math.inf,
                   (power(c, n, c.effect) if testable else 0.0) if c.effect is not None else None,

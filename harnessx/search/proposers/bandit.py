@@ -14,6 +14,10 @@ ones. When the single edits are exhausted it proposes, in this order:
    against another harness says little about this one);
 3. switch settings from each group's TPE sampler beyond the first few (the rest of its range).
 
+A share of every round's proposals (a third of K; harnessx/search/proposers/pairs.py) is a **pair**
+of single edits not yet tried together, on a covering schedule blind to what the edits read alone:
+two clauses that pay only together tie alone, so no evidence-led combination would reach them.
+
 It stops only when every one of these is a harness already evaluated. A pure function of the round
 context (seeded by the search's seed and the round), so a resumed search proposes the same edits.
 """
@@ -24,43 +28,32 @@ import itertools
 import random
 from collections.abc import Iterator
 
-from harnessx.harness import Harness
 from harnessx.search.proposers.base import Proposal, RoundContext
+from harnessx.search.proposers.pairs import JOIN, PAIR_SHARE, apply_edit, pair_slots, pairs
 from harnessx.search.proposers.rules import SHARE_OF_TOP, RulesProposer, _round_robin
-from harnessx.search.space import SearchSpace, stable_seed
+from harnessx.search.space import stable_seed
 
-JOIN = " + "  # the edit key of a combination: its single edits' keys
-
-
-def apply_edit(space: SearchSpace, harness: Harness, key: str, switches: dict) -> Harness | None:
-    """The harness with one single edit of the ledger applied (`library=clause` or `group:p=v, ...`,
-    the values from the ledger row's `switches`), or None if the key names nothing of this space."""
-    name, sep, clause_id = key.partition("=")
-    if sep and ":" not in name and name in space.libraries:
-        library = space.libraries[name]
-        clause = next((c for c in library.clauses if c.id == clause_id), None)
-        return library.apply(harness, clause) if clause else None
-    group, sep, rest = key.partition(":")
-    if not sep or group not in space.switches:
-        return None
-    params = [kv.split("=", 1)[0] for kv in rest.split(", ")]
-    if not all(p in switches for p in params):
-        return None
-    return harness.with_switches(**{p: switches[p] for p in params})
+__all__ = ["JOIN", "BanditProposer", "apply_edit"]
 
 
 class BanditProposer(RulesProposer):
     name = "bandit"
 
+    def __init__(self, pair_share: float = PAIR_SHARE):
+        self.pair_share = pair_share  # of each round's proposals that are groups (0: none, the bandit before #48)
+
     def propose(self, ctx: RoundContext, k: int) -> list[Proposal]:
         taken: dict[str, Proposal] = {}
         hashes = {ctx.incumbent.hash}
-        for proposal in itertools.chain(self._singles(ctx), self._combinations(ctx), self._retests(ctx),
-                                        self._ranges(ctx)):
-            if proposal.edit not in taken and proposal.harness.hash not in hashes:
-                taken[proposal.edit] = proposal
-                hashes.add(proposal.harness.hash)
-            if len(taken) == k:
+        main = itertools.chain(self._singles(ctx), self._combinations(ctx), self._retests(ctx), self._ranges(ctx))
+        coupled = pairs(ctx)
+        # k - p from the main sources, then p pairs; either fills the other's slots when it runs dry
+        for source, quota in ((main, k - pair_slots(ctx.round, k, self.pair_share)), (coupled, k), (main, k)):
+            while len(taken) < quota and (proposal := next(source, None)) is not None:
+                if proposal.edit not in taken and proposal.harness.hash not in hashes:
+                    taken[proposal.edit] = proposal
+                    hashes.add(proposal.harness.hash)
+            if len(taken) >= k:
                 break
         return list(taken.values())
 
