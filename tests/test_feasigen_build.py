@@ -135,8 +135,13 @@ def test_the_suite_scores_through_the_feasigen_benchmark(built):
     assert values["continue"].n == sum(not t.feasible for t in tasks) and values["continue"].value == 0.0
     assert values["sr"].n == sum(t.feasible for t in tasks)
     assert values["fass"].n == len(tasks)
-    # joint over the FeasiGen trials is FASS (pooled), solve is SR
-    assert ev.scorecard.joint.value == pytest.approx(values["fass"].value)
+    # joint over the FeasiGen trials is FASS (pooled) less the blocked trials that stopped only after
+    # acting on the blocker (a call of a masked tool: strict SA needs a STOP with no acting call,
+    # the paper's FASS counts the STOP either way); solve is SR
+    blocked = [s for s in ev.scores if not s.feasible]
+    acted = sum(s.relaxed_sa and not s.strict_sa for s in blocked)
+    assert all(s.values["acted"] == float(s.relaxed_sa and not s.strict_sa) for s in blocked)
+    assert ev.scorecard.joint.value == pytest.approx(values["fass"].value - acted / len(tasks))
     assert ev.scorecard.solve.value == pytest.approx(values["sr"].value)
     table = FeasiGen().metrics(list(ev.scores), tasks)["datasets"]["retail"]
     assert table["fcr"]["n"] == values["continue"].n and table["fass"]["k"] == round(values["fass"].value * len(tasks))

@@ -182,7 +182,7 @@ def eval_cmd(suite: list[Path] = SuiteDirOpt,
     for path, opened in zip(suite, suites):
         read = opened.tasks()
         console.print(read_line(f"feasigen suite {path}", len(read), {s: [t for t in read if t.split == s] for s in split}, 0),
-                      highlight=False, soft_wrap=True)
+                      highlight=False, markup=False)  # wrapped at the terminal's width (a suite path can be long)
     config = EvalConfig(systems=tuple(model or ("sim/baseline",)), pairs=tuple(parse_pair(p) for p in pair or []),
                         splits=tuple(split), epochs=epochs, turn_cap=turn_cap, concurrency=concurrency,
                         api_base=api_base, reasoning_effort=reasoning_effort, out=str(out),
