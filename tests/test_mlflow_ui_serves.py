@@ -6,7 +6,6 @@ server's process group by its id."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import queue
@@ -20,10 +19,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from toy_search import toy_search_in
 from conftest import missing
 
-from harnessx.envs.toy import ToySuite
-from harnessx.search import Search, SearchConfig
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "search.md"
 STARTUP_BOUND_S = 900  # a bound on the server's import under a loaded CI machine, not a synchronisation
@@ -53,16 +51,7 @@ def test_the_documented_command_names_one_worker_and_a_port():
 
 @pytest.fixture(scope="module")
 def searched(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("ui")
-    here = os.getcwd()
-    os.chdir(folder)  # the documented command is run from the folder the search ran in
-    try:
-        config = SearchConfig.of(objective="joint", env="toy", rounds=1, proposals=2, runs_dir="runs", name="ui",
-                                 concurrency=3, accept="greedy", proposer="rules")
-        asyncio.run(Search(config, suite=ToySuite(n_sources=1)).run())
-    finally:
-        os.chdir(here)
-    return folder
+    return toy_search_in(tmp_path_factory.mktemp("ui"), "ui", n_sources=1, concurrency=3)
 
 
 def _post(base: str, path: str, body: dict) -> dict:

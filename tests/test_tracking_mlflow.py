@@ -6,33 +6,21 @@ Python calls docs/search.md shows run as written."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 import re
 from pathlib import Path
 
 import pytest
+from toy_search import toy_search_in
 
-from harnessx.envs.toy import ToySuite
 from harnessx.harness import Harness
-from harnessx.search import Search, SearchConfig
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "search.md"
 
 
 @pytest.fixture(scope="module")
 def searched(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("mlflow")
-    here = os.getcwd()
-    os.chdir(folder)  # the default store, sqlite:///mlruns/mlflow.db, is relative to where the user runs
-    try:
-        config = SearchConfig.of(objective="joint", env="toy", rounds=1, proposals=2, runs_dir="runs", name="t",
-                                 concurrency=4, accept="greedy", proposer="rules")
-        asyncio.run(Search(config, suite=ToySuite(n_sources=4)).run())
-    finally:
-        os.chdir(here)
-    return folder
+    return toy_search_in(tmp_path_factory.mktemp("mlflow"), "t", n_sources=4, concurrency=4)
 
 
 def documented_block() -> str:
