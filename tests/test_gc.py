@@ -151,3 +151,13 @@ def test_gc_never_follows_a_symbolic_link(tmp_path):
     assert victim.exists()
     result = cli("gc", str(linked))
     assert result.exit_code == 2 and "symbolic link" in result.output and victim.exists()
+
+
+@pytest.mark.parametrize("name", ["w[/x]", "w[bold]y", "w[red]z[/red]", "[link=file:///x]w"])
+def test_a_runs_folder_named_like_console_markup_is_printed_as_it_is(tmp_path, name):
+    root = tmp_path / name
+    (root / "cache").mkdir(parents=True)
+    for args in (["gc", str(root), "--dry-run"], ["gc", str(root)]):
+        result = cli(*args)
+        assert result.exit_code == 0, result.output
+        assert f"{root}:" in " ".join(result.output.split()) or f"{root}:" in result.output.replace("\n", "")

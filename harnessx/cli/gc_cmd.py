@@ -37,7 +37,7 @@ def gc_cmd(runs: str = typer.Argument("runs", callback=checks.existing("dir"),
         raise InputError(runs, f"in use by a running harnessx command{who}", IN_USE) from None
     with hold:
         before = disk_use(root)
-        console.print(f"{runs}: {before.line()} before", highlight=False, soft_wrap=True)
+        console.print(f"{runs}: {before.line()} before", highlight=False, markup=False, soft_wrap=True)
         try:
             garbage = find_garbage(root)
         except ValueError as exc:
@@ -56,7 +56,7 @@ def gc_cmd(runs: str = typer.Argument("runs", callback=checks.existing("dir"),
             return
         remove(root, garbage)
         console.print(f"removed {what}", highlight=False, soft_wrap=True)
-        console.print(f"{runs}: {disk_use(root).line()} after", highlight=False, soft_wrap=True)
+        console.print(f"{runs}: {disk_use(root).line()} after", highlight=False, markup=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

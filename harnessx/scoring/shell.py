@@ -47,7 +47,7 @@ READ_ONLY = frozenset({
 })
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _FIND_ACTIONS = frozenset({"-delete", "-fprint", "-fprint0", "-fprintf", "-fls"})
-_XARGS_VALUED = frozenset({"-I", "-i", "-n", "-d", "-P", "-L", "-l", "-s", "-a", "-E", "-e"})
+_XARGS_VALUED = frozenset({"-I", "-n", "-d", "-P", "-L", "-s", "-a", "-E"})  # -i, -l, -e take theirs attached
 
 
 def _find(args: list[str]) -> bool:
@@ -82,8 +82,9 @@ def _uniq(args: list[str]) -> bool:  # `uniq IN OUT` writes OUT
     return len([a for a in args if not a.startswith("-") or a == "-"]) <= 1
 
 
-def _tree(args: list[str]) -> bool:  # -o FILE
-    return not any(a == "-o" or (a.startswith("-") and not a.startswith("--") and "o" in a) for a in args)
+def _tree(args: list[str]) -> bool:  # -o FILE; -R writes 00Tree.html into every directory
+    return not any(a.startswith("--o") or (a.startswith("-") and not a.startswith("--") and ("o" in a or "R" in a))
+                   for a in args)
 
 
 def _date(args: list[str]) -> bool:  # -s / --set changes the clock
@@ -98,14 +99,17 @@ def simple_ok(words: list[str]) -> bool:
     """Is the simple command `words` (program first) provably read-only?"""
     if not words:
         return False
-    program = words[0]
-    name = program[program.rfind("/") + 1:] if program.startswith(_BIN_DIRS) else program
+    program = posixpath.normpath(words[0]) if "/" in words[0] else words[0]  # /usr/bin/../../tmp/x/cat is no cat
+    name = program[program.rfind("/") + 1:] if posixpath.dirname(program) + "/" in _BIN_DIRS else program
     return (name in READ_ONLY or name == "xargs") and _ARG_CHECKS.get(name, lambda _: True)(words[1:])
 _READ_REDIRECTS = frozenset({"<", "<<", "<<-", "<<<"})
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _SAFE_ASSIGN = re.compile(r"^(LC_\w+|LANG|LANGUAGE|TZ|COLUMNS|LINES|GREP_COLORS?)=")
 _TAINT = re.compile(r"\balias\b|\bfunction\b|\(\s*\)\s*[{(]|\bsource\b|(^|[;&|(\n{]|\b(then|do|else)\b)\s*\.\s+\S|\benable\b|\bhash\b"
-                    r"|\bshopt\b|\b(PATH|BASH_ENV|ENV|LD_PRELOAD|LD_LIBRARY_PATH|IFS|BASH_FUNC\w*)\+?=")
+                    r"|\bshopt\b|(?<![$\w])(PATH|BASH_ENV|ENV|LD_PRELOAD|LD_LIBRARY_PATH|IFS|PROMPT_COMMAND|BASH_FUNC\w*)(?!\w)"
+                    r"|\$\{(PATH|BASH_ENV|ENV|LD_PRELOAD|LD_LIBRARY_PATH|IFS|PROMPT_COMMAND)[:]?=")
+# a name that decides what runs, named bare (not read as `$PATH`): assigned, read into (`read PATH`,
+# `printf -v PATH`, `mapfile PATH`), unset or exported -- or assigned by `${PATH:=..}`
 
 
 def taints(command: str) -> bool:
@@ -145,10 +149,16 @@ def _braces(text: str, limit: int = 64) -> list[str]:
     return out + [_BRACE.sub("*", t) for t in todo]
 
 
+_BRACKET = re.compile(r"\[(?:\[:\w+:\]|[^\]\s])+\]")   # [abc], [^x], [!x], [[:alpha:]]: one character
+_EXTGLOB = re.compile(r"[@!+*?]\([^()]*\)")             # @(a|b), !(x), ...: anything (extglob)
+
+
 def _variants(command: str) -> set[str]:
+    command = command.replace("\\\n", "")  # a backslash-newline is removed by the shell before anything
     decoded = _decode(command)
     texts = {command, decoded, *_braces(decoded)}
     texts |= {re.sub(r"['\"\\]", "", t) for t in texts}
+    texts |= {_EXTGLOB.sub("*", _BRACKET.sub("?", t)) for t in texts}  # bash's globs in fnmatch's terms
     return texts | {_EXPANSION.sub("*", t) for t in texts}
 
 
@@ -241,11 +251,26 @@ def _parsable(command: str) -> str:
     return re.sub(r"\$\(\(([^()$`]|\$\w+)*\)\)", "0", command)
 
 
+def _substitutions(node) -> int:
+    """How many command and process substitutions bashlex found (and so `_read_only` checked)."""
+    inner = [c for c in (getattr(node, "command", None),) if c is not None]
+    return (node.kind in ("commandsubstitution", "processsubstitution")) + sum(
+        _substitutions(c) for c in _children(node) + inner)
+
+
+_HIDDEN = re.compile(r"\$\(|`|[<>]\(")
+
+
 def read_only(command: str) -> bool:
-    """Is every simple command of `command` provably read-only? (False when it does not parse.)"""
+    """Is every simple command of `command` provably read-only? (False when it does not parse, or
+    when it holds substitution syntax bashlex did not parse as one: bash runs `$(..)` inside a
+    here-document, `${x:-$(..)}` and an array subscript that `test -v`, `printf -v` or `read` evaluates.)"""
+    parsable = _parsable(command)
     try:
-        trees = bashlex.parse(_parsable(command))
+        trees = bashlex.parse(parsable)
     except Exception:  # noqa: BLE001 -- bashlex raises several kinds (ParsingError, NotImplementedError, ...)
+        return False
+    if len(_HIDDEN.findall(parsable)) > 2 * sum(_substitutions(t) for t in trees):  # a backquote pair counts 2
         return False
     return bool(trees) and all(_read_only(t) for t in trees)
 
