@@ -7,6 +7,8 @@ import random
 import time
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harnessx.agent.runtime import run_rollout, sim_side_channel
 from harnessx.envs.toy import ToyEnv, ToySuite, toy_tasks
@@ -103,3 +105,20 @@ def test_ground_truth_estimates_with_standard_errors():
     for est in (gt.strict_sa, gt.solve, gt.joint):
         assert 0.0 <= est.mean <= 1.0 and est.se >= 0.0 and est.n == 4
     assert set(gt.per_task) == {t.id for t in ToySuite(2).tasks()}
+
+
+@given(reads=st.lists(st.sampled_from(["get_item", "list_orders", "find_user", "lookup_price"]), min_size=1,
+                      max_size=4),
+       withheld=st.data())
+def test_probe_reads_stop_at_a_tool_the_agent_was_not_offered(reads, withheld):
+    """The reads an agent probes with before acting on evidence it had from the start use offered
+    tools only: calling a masked twin's withheld lookup is acting on the blocker, not looking."""
+    side = {"reference": {"actions": [{"name": n, "arguments": {"i": i}} for i, n in enumerate(reads)]
+                          + [{"name": "place_order", "arguments": {}}]},
+            "evidence": {"where": "spec"}}
+    offered = frozenset(reads) | {"place_order"}
+    assert build_plan(side, offered).leading_reads == len(reads)
+    gone = withheld.draw(st.sampled_from(sorted(set(reads))))
+    plan = build_plan(side, offered - {gone})
+    assert plan.leading_reads == reads.index(gone)
+    assert all(name in offered - {gone} for name, _ in plan.steps[:plan.leading_reads])

@@ -28,7 +28,7 @@ def matches(call: Call, tool: str | None, args: dict) -> bool:
 class Plan:
     steps: tuple[Call, ...]
     evidence_index: int  # index of the step that reveals the evidence; -1: visible from the start
-    leading_reads: int   # read-only steps before the first state-changing one
+    leading_reads: int   # read-only steps of offered tools before the first state-changing one
 
     @property
     def writes(self) -> tuple[int, ...]:
@@ -42,7 +42,7 @@ def build_plan(side: dict, tools: frozenset[str] = frozenset()) -> Plan:
     first_write = next((i for i, (name, _) in enumerate(steps) if not is_read(name)), len(steps))
     evidence = side.get("evidence") or {}
     if evidence.get("where") != "observation":
-        return Plan(tuple(steps), -1, first_write)
+        return Plan(tuple(steps), -1, _probes(steps, first_write, tools))
     if evidence.get("turn") is not None:  # multi-turn: the evidence is the user turn itself
         return Plan(tuple(steps), sum((side["reference"].get("turns") or [])[: evidence["turn"]]), first_write)
     tool, args, marker = evidence.get("tool"), evidence.get("args") or {}, evidence.get("marker")
@@ -54,6 +54,15 @@ def build_plan(side: dict, tools: frozenset[str] = frozenset()) -> Plan:
     elif index < 0:  # the marker shows in some result; assume the first write's
         index = min(first_write, max(len(steps) - 1, 0))
     return Plan(tuple(steps), index, first_write)
+
+
+def _probes(steps: list[Call], first_write: int, tools: frozenset[str]) -> int:
+    """How many leading reads an agent can probe with before acting on evidence it had from the
+    start: it stops at a tool it was not offered (a masked twin's withheld lookup), since calling
+    that is acting on the blocker, not looking."""
+    if not tools:
+        return first_write
+    return next((i for i, (name, _) in enumerate(steps[:first_write]) if name not in tools), first_write)
 
 
 def _grep(marker: str) -> str:
