@@ -105,8 +105,8 @@ BELIEF = ("probe", "belief", "runs/demo")
 CHALLENGE = ("probe", "challenge", "runs/demo", "--replicates", "6")
 PLAN = ("plan", "--env", "retail", "--accept", "paired", "--effect", "0.05", "--max-rollouts", "2000")
 TOY = ("eval", "--env", "toy", "--harness", "A1")
-MCP_SEARCH = ("search", "--env", "mcp", "--tasks-dir", str(ROOT / "examples" / "mcp-inventory"), "--rounds", "2",
-              "--proposals", "2", "--no-mlflow", "--name", "mcp-demo")
+MCP_SEARCH = ("search", "--env", "mcp", "--tasks-dir", str(ROOT / "examples" / "mcp-inventory"), "--rounds", "4",
+              "--proposals", "3", "--certify-epochs", "3", "--no-mlflow", "--name", "mcp-demo")
 
 
 def main_search(w: Workdir) -> str:
@@ -250,8 +250,8 @@ FIGURES = {f.name: f for f in [
                demo_probes),
     FigureSpec("plan", "harnessx " + " ".join(PLAN), True, True, plan),
     FigureSpec("mcp-tasks", "harnessx tasks list --env mcp --tasks-dir examples/mcp-inventory", True, True, mcp_tasks),
-    FigureSpec("mcp-example", "harnessx search --env mcp --tasks-dir examples/mcp-inventory --rounds 2 --proposals 2 "
-               "--no-mlflow --name mcp-demo", True, False, mcp_example),
+    FigureSpec("mcp-example", "harnessx search --env mcp --tasks-dir examples/mcp-inventory --rounds 4 --proposals 3 "
+               "--certify-epochs 3 --no-mlflow --name mcp-demo", True, False, mcp_example),
     FigureSpec("toy-eval", "harnessx " + " ".join(TOY), True, True, toy_eval),
     FigureSpec("a1-calibration", "A1 on the terminal search split's blocked tasks, sim/baseline, 3 epochs", True, True,
                a1_calibration),

@@ -24,13 +24,15 @@ def test_the_example_server_search_certifies_compares_and_exports(tmp_path, monk
     monkeypatch.setenv("HARNESSX_MCP_CACHE", str(tmp_path / "checks.json"))
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
-    search = runner.invoke(app, ["search", "--env", "mcp", "--tasks-dir", str(EXAMPLE), "--rounds", "2",
-                                 "--proposals", "2", "--no-mlflow", "--name", "mcp-demo", "--runs-dir", "runs"])
+    search = runner.invoke(app, ["search", "--env", "mcp", "--tasks-dir", str(EXAMPLE), "--rounds", "4",
+                                 "--proposals", "3", "--certify-epochs", "3", "--no-mlflow", "--name", "mcp-demo",
+                                 "--runs-dir", "runs"])
     assert search.exit_code == 0, search.output
     run = tmp_path / "runs" / "mcp-demo"
     claim = json.loads((run / "claim.json").read_text())
     assert claim["certified"] and claim["split"] == "heldout" and claim["excluded_pairs"] == 0, claim
-    assert claim["valid_n"] == claim["n_tasks"] >= 24 and claim["difference"] > 0
+    assert claim["valid_tasks"] == claim["n_tasks"] >= 24 and claim["valid_n"] == 3 * claim["n_tasks"]
+    assert claim["difference"] > 0
     assert "claim: CERTIFIED on the heldout split" in search.output
 
     compare = runner.invoke(app, ["compare", str(run), "--split", "heldout"])
