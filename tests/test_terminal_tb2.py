@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -92,10 +93,6 @@ def schemelike_timed_out(case: list[str]) -> bool:
     return "FAILED: OK" in case and any(f in case[0] for f in METACIRCULAR) and runs < 2
 
 
-TIMED = {"schemelike-metacircular-eval": schemelike_timed_out}
-FULL_LOG = {(name, "oracle") for name in TIMED}  # their oracle check keeps the whole verifier log
-
-
 def oracle_with_log(task, kind: str) -> Outcome:
     """The oracle self-check, keeping the verifier's whole stdout (the library's check keeps its tail)."""
     async def episode() -> tuple[float, str]:
@@ -126,13 +123,61 @@ def verifier_cases(log: str) -> list[list[str]]:
     return cases
 
 
+# cancel-async-tasks starts `python test.py`, sleeps 0.5 s and sends SIGINT, then counts "Task started."
+# On a loaded machine the interpreter has not reached the program's tasks by then: the count is 0 and the
+# case fails in the verifier's own timing, not in the solution (seen in a CI run beside a benchmark). A
+# case that failed that way names a test_tasks_cancel_* test whose first assertion found no task started;
+# any other failure (tasks started but not all, none cleaned up) fails the test.
+SIGNAL_RACE = "test_tasks_cancel_"
+
+
+def pytest_cases(log: str) -> list[list[str]]:
+    """A pytest verifier's log (run with -rA) cut into cases: each failure's section, from its
+    "____ test_x ____" header, and one line per passed test from the short summary."""
+    cases: list[list[str]] = []
+    section: list[str] | None = None
+    for line in log.splitlines():
+        if header := re.fullmatch(r"_{3,} (test_\w+) _{3,}", line.strip()):
+            section = [header.group(1)]
+            cases.append(section)
+        elif line.startswith("PASSED ") and "::" in line:
+            section = None
+            cases.append([line.split("::")[-1].split()[0], "PASSED"])
+        elif line.startswith(("=", "FAILED ")):
+            section = None
+        elif section is not None:
+            section.append(line)
+    return cases
+
+
+def cancel_raced(case: list[str]) -> bool:
+    """A case of cancel-async-tasks' log whose SIGINT came before the program started any task."""
+    return (case[0].startswith(SIGNAL_RACE) and "PASSED" not in case
+            and any("where 0 = " in line and "('Task started.')" in line for line in case))
+
+
+def schemelike_failed(case: list[str]) -> bool:
+    return any(line.startswith("FAILED:") for line in case)
+
+
+def pytest_failed(case: list[str]) -> bool:
+    return "PASSED" not in case
+
+
+# name -> how its verifier log splits into cases, which failed, and which failed on a limit of its own
+TIMED = {"schemelike-metacircular-eval": (verifier_cases, schemelike_failed, schemelike_timed_out),
+         "cancel-async-tasks": (pytest_cases, pytest_failed, cancel_raced)}
+FULL_LOG = {(name, "oracle") for name in TIMED}  # their oracle check keeps the whole verifier log
+
+
 def oracle_passes(name: str, oracle) -> None:
     if oracle.ok or name not in TIMED:
         assert oracle.ok, f"oracle: reward {oracle.reward}\n{oracle.detail[-3000:]}"
         return
-    cases = verifier_cases(oracle.detail)
-    failed = [case for case in cases if any(line.startswith("FAILED:") for line in case)]
-    assert failed and all(TIMED[name](case) for case in failed), f"oracle: reward {oracle.reward}\n{oracle.detail}"
+    split, failing, timed_out = TIMED[name]
+    cases = split(oracle.detail)
+    failed = [case for case in cases if failing(case)]
+    assert failed and all(timed_out(case) for case in failed), f"oracle: reward {oracle.reward}\n{oracle.detail}"
     if len(failed) == len(cases):
         pytest.skip(f"{name}: all {len(cases)} cases hit the verifier's own per-case time limits under this load")
 
@@ -150,6 +195,40 @@ def test_a_schemelike_case_is_timed_out_only_when_a_run_hit_its_limit():
     assert [c[0] for c in cases][:2] == ["Testing: tests/calculator.scm", "Testing: tests/closures.scm"]
     assert [schemelike_timed_out(c) for c in cases] == [True, False, False, True, False]
 
+
+
+def _pytest_failure(test: str, *lines: str) -> list[str]:
+    return [f"{'_' * 20} {test} {'_' * 20}", "", "    def " + test + "():", *[f"E       {x}" for x in lines], ""]
+
+
+def test_a_cancel_case_is_raced_only_when_no_task_had_started():
+    """Logs in the shape cancel-async-tasks' pytest -rA run prints: a cancel test whose SIGINT came before
+    any task started is the verifier's race; a cancel test with tasks started but none cleaned up, one
+    with a task short, and a failure of a test that sends no SIGINT are real failures."""
+    started_none = ("AssertionError: assert 0 == 2",
+                    " +  where 0 = <built-in method count of str object at 0x7f>('Task started.')")
+    cleaned_none = ("AssertionError: assert 0 == 2",
+                    " +  where 0 = <built-in method count of str object at 0x7f>('Cleaned up.')")
+    one_short = ("AssertionError: assert 1 == 2",
+                 " +  where 1 = <built-in method count of str object at 0x7f>('Task started.')")
+    log = "\n".join([
+        "============================= test session starts ==============================",
+        "=================================== FAILURES ===================================",
+        *_pytest_failure("test_tasks_cancel_at_max_concurrent", *started_none),
+        *_pytest_failure("test_tasks_cancel_below_max_concurrent", *cleaned_none),
+        *_pytest_failure("test_tasks_cancel_above_max_concurrent", *one_short),
+        *_pytest_failure("test_tasks_run_concurrently", *started_none),
+        "=========================== short test summary info ============================",
+        "PASSED ../tests/test_outputs.py::test_run_py_file_exists",
+        "PASSED ../tests/test_outputs.py::test_tasks_obey_max_concurrent",
+        "FAILED ../tests/test_outputs.py::test_tasks_cancel_at_max_concurrent - AssertionError: assert 0 == 2",
+        "========================= 4 failed, 2 passed in 14.54s ========================="])
+    cases = pytest_cases(log)
+    assert [c[0] for c in cases] == ["test_tasks_cancel_at_max_concurrent", "test_tasks_cancel_below_max_concurrent",
+                                     "test_tasks_cancel_above_max_concurrent", "test_tasks_run_concurrently",
+                                     "test_run_py_file_exists", "test_tasks_obey_max_concurrent"]
+    assert [pytest_failed(c) for c in cases] == [True, True, True, True, False, False]
+    assert [cancel_raced(c) for c in cases] == [True, False, False, False, False, False]
 
 # Tasks whose verifier times the agent's code against the reference it started from, in one process
 # (largest-eigenval: `dt < ref_dt`): doing nothing leaves the reference in place, so which of two
