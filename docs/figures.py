@@ -46,6 +46,7 @@ sys.path.insert(0, str(ROOT / "docs"))
 import figures_benchmarks as bench_figures  # noqa: E402
 import figures_scoring as scoring_figures  # noqa: E402
 import figures_search as search_figures  # noqa: E402
+import figures_claim as claim_figures  # noqa: E402
 import figures_code as code_figures  # noqa: E402
 from harnessx.report.cells import rate_cell  # noqa: E402
 from harnessx.report.tables import compare_tables  # noqa: E402
@@ -253,6 +254,12 @@ FIGURES = {f.name: f for f in [
     FigureSpec("mcp-example", "harnessx search --env mcp --tasks-dir examples/mcp-inventory --rounds 4 --proposals 3 "
                "--certify-epochs 3 --no-mlflow --name mcp-demo", True, False, mcp_example),
     FigureSpec("toy-eval", "harnessx " + " ".join(TOY), True, True, toy_eval),
+    *[FigureSpec(f"claim-{part}", "harnessx " + " ".join(cmd), True, False, render) for part, cmd, render in (
+        ("plan", claim_figures.PLAN, claim_figures.claim_plan),
+        ("search", claim_figures.SEARCH, claim_figures.claim_search),
+        ("export", claim_figures.EXPORT, claim_figures.claim_export),
+        ("compare", claim_figures.COMPARE, claim_figures.claim_compare),
+        ("greedy", claim_figures.GREEDY, claim_figures.claim_greedy))],
     FigureSpec("a1-calibration", "A1 on the terminal search split's blocked tasks, sim/baseline, 3 epochs", True, True,
                a1_calibration),
     FigureSpec("feasigen-retail", " && ".join("harnessx " + " ".join(c) for c in

@@ -21,7 +21,7 @@ from harnessx.search import Search, SearchConfig, get_objective
 from harnessx.search.certify import CertifyConfig, claim_line
 from harnessx.search.proposers import Proposal, Proposer
 from harnessx.sim import load_profile, register_profile
-from harnessx.stats import paired_bootstrap_ci, paired_test
+from harnessx.stats import paired_test, sign_flip_ci
 from tests.test_search_loop import Fresh, Killer
 from tests.test_search_rules_truth import HELPFUL, prerequisites_world
 
@@ -81,14 +81,16 @@ def test_a_known_good_edit_is_certified_with_its_n_and_ci(good):
     assert all(r.cached for r in r0.results + sel.results)  # the claim paid them; nothing is paid twice
     base = {(s.task_id, s.seed): float(s.success) for s in r0.scores}
     pairs = [(float(s.success), base[(s.task_id, s.seed)], s.source_id) for s in sel.scores]
-    diff, lo, hi = paired_bootstrap_ci([p[0] for p in pairs], [p[1] for p in pairs], clusters=[p[2] for p in pairs],
-                                       n_resamples=10_000, confidence=0.90, seed=0)
-    assert claim["difference"] == pytest.approx(diff) and claim["ci"] == pytest.approx([lo, hi])
+    diff = sum(p[0] - p[1] for p in pairs) / 108
+    assert claim["difference"] == pytest.approx(diff)
     assert claim["r0_score"] == pytest.approx(sum(p[1] for p in pairs) / 108)
     assert claim["selected_score"] == pytest.approx(sum(p[0] for p in pairs) / 108)
     per_task = {t.id: [p for p, s in zip(pairs, sel.scores) if s.task_id == t.id] for t in tasks}
-    test = paired_test([sum(p[0] for p in v) / 3 for v in per_task.values()],
-                       [sum(p[1] for p in v) / 3 for v in per_task.values()], n_resamples=10_000, seed=0)
+    selected_means = [sum(p[0] for p in v) / 3 for v in per_task.values()]
+    r0_means = [sum(p[1] for p in v) / 3 for v in per_task.values()]
+    test = paired_test(selected_means, r0_means, n_resamples=10_000, seed=0)
+    lo, hi = sign_flip_ci([x - y for x, y in zip(selected_means, r0_means)], 0.90, (-1.0, 1.0), seed=0)
+    assert claim["ci"] == pytest.approx([lo, hi], abs=1e-5)  # the CI inverts the test: lo > 0 iff p <= 0.05
     assert claim["p_value"] == pytest.approx(test.p_value) and test.p_value <= 0.05 and lo > 0
     assert result.summary["claim"]["status"] == "certified"
     assert result.summary["claim_line"].startswith("claim: CERTIFIED on the heldout split")
