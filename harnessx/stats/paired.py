@@ -1,9 +1,9 @@
 """Paired tests for search acceptance: one-sided tests on per-task differences, Holm correction.
 
 The challenger and the incumbent run on the same tasks and seeds; `paired_test` asks whether the
-challenger's per-task scores are larger (H₁: mean difference > 0). `sign_flip_ci` is the interval
-that test gives: the shifts it does not reject, so its lower bound is above zero exactly when the
-test's p is at most its alpha. `holm` adjusts the p-values of a round's proposals for multiplicity.
+challenger's per-task scores are larger (H₁: mean difference > 0). `sign_flip_ci` is that test with
+the interval that inverts it (the shifts it does not reject), so its lower bound is above zero exactly
+when its p is at most its alpha. `holm` adjusts the p-values of a round's proposals for multiplicity.
 """
 
 from __future__ import annotations
@@ -51,41 +51,57 @@ def paired_test(challenger: Sequence[float], incumbent: Sequence[float], method:
     return PairedTest(float(diff.mean()), float(res.pvalue), int(diff.size), method)
 
 
-def sign_flip_ci(differences: Sequence[float], confidence: float, bounds: tuple[float, float],
-                 n_resamples: int = 10_000, seed: int = 0, tolerance: float = 1e-6) -> tuple[float, float]:
-    """The interval for the mean of `differences` that inverts `paired_test`'s one-sided sign-flip
-    tests, each at (1 − confidence) / 2: the lower bound is the least shift δ whose test of
-    differences − δ > 0 does not reject, the upper bound the greatest whose test of < 0 does not.
+@dataclass(frozen=True)
+class SignFlipInterval:
+    p_value: float   # one-sided, H₁: mean difference > 0
+    low: float       # the interval at `confidence` that inverts the test: low > 0 exactly when
+    high: float      # p_value <= (1 − confidence) / 2
+    n: int
+    exact: bool      # every sign assignment enumerated (2ⁿ <= n_resamples)
 
-    The tests draw the same seeded sign flips at every δ, so each p moves one way with δ and the
-    lower bound is above zero exactly when `paired_test(...).p_value` (same seed and resamples) is at
-    most (1 − confidence) / 2. A bound the data cannot fix (too few pairs for any test to reject) is
-    the matching end of `bounds`, the range the mean difference can take."""
+
+def sign_flip_ci(differences: Sequence[float], confidence: float, bounds: tuple[float, float],
+                 n_resamples: int = 10_000, seed: int = 0) -> SignFlipInterval:
+    """The one-sided sign-flip test of the mean of `differences` and the interval that inverts it.
+
+    Each sign assignment s (all 2ⁿ when that is at most n_resamples, else n_resamples seeded draws)
+    counts against a shift δ when mean(s·(d − δ)) >= mean(d − δ), which holds exactly for δ at or
+    above its own threshold; so p(δ) is a step function rising with δ, the lower bound is the least δ
+    with p(δ) > (1 − confidence) / 2, read off the sorted thresholds, and p(0) is the test's p. The
+    interval and the verdict never disagree. The upper bound is the same on −d. A bound too few
+    pairs cannot fix is the matching end of `bounds`, the range the mean difference can take."""
     d = np.asarray(differences, dtype=float)
     if d.size == 0:
         raise ValueError("sign_flip_ci needs at least one difference")
+    exact = 2 ** d.size <= n_resamples
+    if exact:
+        signs = 1 - 2 * ((np.arange(2 ** d.size)[:, None] >> np.arange(d.size)) & 1)
+    else:
+        signs = np.random.default_rng(seed).choice(np.array([-1, 1]), size=(n_resamples, d.size))
     alpha = (1 - confidence) / 2
-    lower = _lowest_kept(d, alpha, bounds, n_resamples, seed, tolerance)
-    upper = -_lowest_kept(-d, alpha, (-bounds[1], -bounds[0]), n_resamples, seed, tolerance)
-    return lower, upper
+    p_value, low = _kept_from(d, signs, exact, alpha, bounds)
+    _, neg_high = _kept_from(-d, signs, exact, alpha, (-bounds[1], -bounds[0]))
+    return SignFlipInterval(p_value, low, -neg_high, int(d.size), exact)
 
 
-def _lowest_kept(d: np.ndarray, alpha: float, bounds: tuple[float, float], n_resamples: int, seed: int,
-                 tolerance: float) -> float:
-    """inf{δ : p(d − δ > 0) > alpha}, found by bisection; strictly above 0 when p at δ = 0 is <= alpha
-    and at most 0 otherwise (the bracket starts at 0, on the side its p puts it)."""
-    def kept(delta: float) -> bool:
-        return paired_test(d - delta, np.zeros(d.size), n_resamples=n_resamples, seed=seed).p_value > alpha
-
-    low, high = (bounds[0], 0.0) if kept(0.0) else (0.0, bounds[1])
-    if low < 0.0 and kept(low):
-        return low
-    if high > 0.0 and not kept(high):
-        return high
-    while high - low > tolerance:
-        middle = (low + high) / 2
-        low, high = (low, middle) if kept(middle) else (middle, high)
-    return high
+def _kept_from(d: np.ndarray, signs: np.ndarray, exact: bool, alpha: float,
+               bounds: tuple[float, float]) -> tuple[float, float]:
+    """p(0) of the test that mean(d − δ) > 0, and inf{δ : p(δ) > alpha} (clamped to `bounds`)."""
+    mean = float(d.mean())
+    moved = signs @ d / d.size                      # mean(s·d) per assignment
+    share = signs.mean(axis=1)                      # mean(s): the part of δ each assignment keeps
+    tolerance = 1e-12 * max(1.0, float(np.abs(d).max()))
+    always = share >= 1.0 - 1e-12                   # the identity: counts at every δ
+    thresholds = np.sort((mean - moved[~always] - tolerance) / (1.0 - share[~always]))
+    base = int(always.sum()) + (0 if exact else 1)  # a random test counts the observed assignment too
+    total = signs.shape[0] + (0 if exact else 1)
+    p_value = min(1.0, (base + int(np.searchsorted(thresholds, 0.0, side="right"))) / total)
+    need = int(np.floor(alpha * total)) - base + 1  # thresholds at or below δ that make p(δ) > alpha
+    if need <= 0:
+        return p_value, bounds[0]
+    if need > thresholds.size:
+        return p_value, bounds[1]
+    return p_value, float(min(max(thresholds[need - 1], bounds[0]), bounds[1]))
 
 
 def _mean(x: np.ndarray, axis: int = -1) -> np.ndarray:
