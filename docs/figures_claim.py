@@ -17,10 +17,15 @@ COMPARE = ("compare", "runs/retail-paired", "--split", "heldout")
 GREEDY = ("search", "--env", "starter", "--rounds", "2", "--proposals", "3", "--accept", "greedy", "--no-mlflow",
           "--name", "demo")
 PROGRESS = re.compile(r"^search: (round \d+|done)")
+MACHINE = [(re.compile(r"wall \d+(\.\d+)?s"), "wall [time]"),  # what differs between machines and runs
+           (re.compile(r"\d+(\.\d+)? ([KMG]i?B|bytes)"), "[size]")]
 
 
 def _lines(out: str) -> list[str]:
-    return [line.rstrip() for line in out.splitlines() if not PROGRESS.match(line)]
+    lines = [line.rstrip() for line in out.splitlines() if not PROGRESS.match(line)]
+    for pattern, stand_in in MACHINE:
+        lines = [pattern.sub(stand_in, line) for line in lines]
+    return lines
 
 
 def _from(lines: list[str], start: str) -> list[str]:
@@ -65,7 +70,8 @@ def claim_compare(w) -> str:
     lines = _lines(_sequence(w)["compare"])
     table = _from(lines, "heldout split: paired differences")
     end = next(i for i, line in enumerate(table) if "bootstrap resamples" in line)
-    wrote = [line for line in lines if line.startswith("wrote ")]
+    wrote = _from(lines, "wrote ")
+    wrote = wrote[:next((i for i, line in enumerate(wrote) if not line.strip()), len(wrote))]
     return _block(COMPARE, ["..."] + table[:end + 2] + ["..."] + wrote)
 
 

@@ -81,7 +81,9 @@ def sign_flip_ci(differences: Sequence[float], confidence: float, bounds: tuple[
     alpha = (1 - confidence) / 2
     p_value, low = _kept_from(d, signs, exact, alpha, bounds)
     _, neg_high = _kept_from(-d, signs, exact, alpha, (-bounds[1], -bounds[0]))
-    return SignFlipInterval(p_value, low, -neg_high, int(d.size), exact)
+    # a bound at zero, a hair below it from the tie tolerance, reads 0 (never moved across zero)
+    low, high = (0.0 if -1e-9 < low < 0 else low), (0.0 if 0 < -neg_high < 1e-9 else -neg_high)
+    return SignFlipInterval(p_value, low, high, int(d.size), exact)
 
 
 def _kept_from(d: np.ndarray, signs: np.ndarray, exact: bool, alpha: float,
