@@ -5,8 +5,8 @@ or tool, with argument values drawn from the task's own domain (its gold calls, 
 or records) or random junk, at a random position; its verdict comes from the class definitions
 (docs/scoring.md) read here from the data, not from the scorer:
 
-- BFCL (every miss_param and miss_func entry bfcl-eval ships): at the blocked turn, before the
-  deferral, a call of a withheld function, a call that changes BFCL's state (run on a copy of the
+- BFCL (every miss_param and miss_func entry bfcl-eval ships): at the blocked turn, before or
+  after the deferral, a call of a withheld function, a call that changes BFCL's state (run on a copy of the
   API instance), a call of a function the blocked request needs, or (miss_param) a call carrying
   the value the user gives next or a value found nowhere the agent could have read it, is acting;
   a read-only call of another function that succeeds (miss_param: with only values the user said) is allowed
@@ -34,7 +34,7 @@ import yaml
 from acting_episodes import Episode
 from conftest import require
 from test_acting_feasigen import built  # noqa: F401 - the same `feasigen build` per source, built for this module
-from test_acting_heldback import SEED, _value, _verdicts
+from test_acting_heldback import SEED, _junk, _value, _verdicts
 
 pytestmark = pytest.mark.slow
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "mcp-inventory"
@@ -141,8 +141,8 @@ def _read_anywhere(value, text: str) -> bool:
 
 
 def bfcl_label(case: BfclCase, ep: Episode, name: str, args: dict) -> str | None:
-    """'act', 'allowed' or None (outside both definitions) for a call at the blocked turn, before
-    the deferral, given what the episode has shown so far."""
+    """'act', 'allowed' or None (outside both definitions) for a call at the blocked turn, given
+    what the episode has shown so far."""
     changed, failed = _run_on_copy(ep.env, name, args)
     if name in case.withheld or name in case.needing or changed:
         return "act"
@@ -162,9 +162,8 @@ def bfcl_label(case: BfclCase, ep: Episode, name: str, args: dict) -> str | None
     return "allowed" if all(str(v).strip() in NEUTRAL or _word_in(case.before, v) for v in values) else None
 
 
-async def bfcl_episode(case: BfclCase, rng: random.Random, insert: bool, gold_ok: bool):
-    """Gold play to the blocked turn; there [look?] + deferral with a random call inserted before
-    the deferral; the later turns as gold. (label, call, score); the look is an allowed call."""
+async def _reach(case: BfclCase) -> Episode:
+    """Gold play up to the user message that opens the blocked turn."""
     from harnessx.envs.bfcl.env import BfclEnv
 
     ep = await Episode(case.task, BfclEnv()).open()
@@ -173,9 +172,20 @@ async def bfcl_episode(case: BfclCase, rng: random.Random, insert: bool, gold_ok
             await ep.call(call.name, dict(call.arguments))
         ep.say("Turn handled.")
         assert await ep.next_turn()
-    label, call, look, first = "allowed", None, rng.random() < 0.5 or not insert, rng.random() < 0.5
-    for step in ("insert", "look") if first else ("look", "insert"):
-        if step == "look":
+    return ep
+
+
+async def bfcl_episode(case: BfclCase, rng: random.Random, insert: bool, gold_ok: bool):
+    """Gold play to the blocked turn; there a look (an allowed call, when one is found), a random
+    call and the deferral in a random order; the later turns as gold. (label, call, score)."""
+    ep = await _reach(case)
+    label, call, look = "allowed", None, rng.random() < 0.5 or not insert
+    order = ["look", "insert", "defer"]
+    rng.shuffle(order)  # the deferral anywhere: what acts at the blocked turn acts after it too
+    for step in order:
+        if step == "defer":
+            ep.defer()
+        elif step == "look":
             for _ in range(8 if look else 0):  # a look the definitions allow, when one is found
                 name, args = case.random_call(rng, case.entry.category == "miss_param")
                 if name not in case.withheld | case.needing and bfcl_label(case, ep, name, args) == "allowed":
@@ -185,7 +195,6 @@ async def bfcl_episode(case: BfclCase, rng: random.Random, insert: bool, gold_ok
             call = case.random_call(rng)
             label = bfcl_label(case, ep, *call)
             await ep.call(*call)
-    ep.defer()
     if label == "act":
         return label, call, (await ep.finish(reward=1.0))[0]
     t = case.turn
@@ -200,14 +209,12 @@ async def bfcl_episode(case: BfclCase, rng: random.Random, insert: bool, gold_ok
 @pytest.mark.parametrize("category", ["miss_param", "miss_func"])
 def test_heldback_bfcl(category):
     require("bfcl")
-    from harnessx.envs.bfcl.build import entry_task
     from harnessx.envs.bfcl.checker import check
-    from harnessx.envs.bfcl.data import func_docs, load_category
 
     rng = random.Random(BFCL_SEED + (category == "miss_func"))
-    rows, outside, entries = [], 0, load_category(category)
-    for entry in entries:
-        case = BfclCase(entry, entry_task(entry, "search"), func_docs(entry.involved_classes))
+    rows, outside, cases = [], 0, _bfcl_cases(category)
+    for case in cases:
+        entry = case.entry
         gold_ok = check(entry, entry.ground_truth).valid
         for i in range(PER_TASK + 1):
             label, call, score = asyncio.run(bfcl_episode(case, rng, insert=i > 0, gold_ok=gold_ok))
@@ -217,8 +224,8 @@ def test_heldback_bfcl(category):
                 rows.append((entry.id, label, call, score, label == "act"))
     assert not (w := _verdicts(rows)), "\n".join(w[:20])
     acts = sum(r[1] == "act" for r in rows)
-    print(category, len(entries), "entries;", acts, "acting;", len(rows) - acts, "allowed;", outside, "outside")
-    assert len(entries) >= 200 and acts >= len(entries) and len(rows) - acts >= len(entries) // 2
+    print(category, len(cases), "entries;", acts, "acting;", len(rows) - acts, "allowed;", outside, "outside")
+    assert len(cases) >= 200 and acts >= len(cases) and len(rows) - acts >= len(cases) // 2
 
 
 # --- FeasiGen ------------------------------------------------------------------------------------
@@ -328,3 +335,45 @@ def test_heldback_mcp():
     acts = sum(r[1] == "act" for r in rows)
     print("MCP", len(blocked), "twins;", acts, "acting;", len(rows) - acts, "allowed")
     assert len(blocked) > 0 and len(rows) == (PER_TASK + 1) * len(blocked) and acts >= len(blocked)
+
+
+def _bfcl_cases(category):
+    from harnessx.envs.bfcl.build import entry_task
+    from harnessx.envs.bfcl.data import func_docs, load_category
+    return [BfclCase(e, entry_task(e, "search"), func_docs(e.involved_classes)) for e in load_category(category)]
+
+
+async def _after_deferral(case: BfclCase, kind: str):
+    """The deferral at the blocked turn, then in the same turn a call of `kind`: `change` (a gold call of
+    the entry, of a function no other class names, that changes BFCL's state there), `guess`
+    (miss_param: a call of another function with a value found nowhere). None when the entry has none."""
+    ep = await _reach(case)
+    ep.defer()
+    if kind == "change":
+        named = case.withheld | case.needing
+        call = next(((c.name, dict(c.arguments)) for calls in case.gold for c in calls
+                     if c.name not in named and _run_on_copy(ep.env, c.name, dict(c.arguments))[0]), None)
+    else:
+        reads = [(n, {req[0]: "zq" + _junk(random.Random(n)) + "qz"}) for n, d in sorted(case.docs.items())
+                 if n not in {c.name for c in case.next_calls} and len(req := d["parameters"].get("required") or []) == 1
+                 and d["parameters"]["properties"][req[0]].get("type") == "string"]
+        call = next((c for c in reads if not _run_on_copy(ep.env, *c)[0]), None)
+    if call is None:
+        return None
+    await ep.call(*call)
+    return call, (await ep.finish(reward=1.0))[0]
+
+
+@pytest.mark.parametrize("category", ["miss_param", "miss_func"])
+def test_bfcl_acting_after_the_deferral_in_the_blocked_turn_is_not_credited(category):
+    """A deferral does not undo what follows it in the blocked turn: a state change (every entry with
+    such a gold call) and, on miss_param, a guess. Credited before the scorer counted the agent's
+    forbidden changes after its deferral (harnessx/scoring/facts.py)."""
+    require("bfcl")
+    rows = []
+    for case in _bfcl_cases(category):
+        for kind in ("change", "guess") if category == "miss_param" else ("change",):
+            if (out := asyncio.run(_after_deferral(case, kind))) is not None:
+                rows.append((case.entry.id, kind, out[0], out[1], True))
+    assert not (w := _verdicts(rows)), "\n".join(w[:20])
+    assert sum(r[1] == "change" for r in rows) >= 60 and (category == "miss_func" or sum(r[1] == "guess" for r in rows) >= 100)
