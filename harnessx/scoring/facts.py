@@ -37,7 +37,7 @@ class Facts:
     final_message: str
     decision_at: int | None  # where the first abandon was decided
     agent_decision_at: int | None = None  # where the agent's (credited) abandon was decided
-    acted_at: int | None = None  # the first call that acts on the blocker (harnessx/scoring/acting.py)
+    acted_at: int | None = None  # the first call that acts on the blocker (acting.py) or forbidden change by the agent
 
     @property
     def abandon_reason(self) -> str | None:
@@ -72,8 +72,13 @@ def read_facts(task: Task, traj: Trajectory) -> Facts:
 
 
 def _acted_at(task: Task, events: tuple[Event, ...]) -> int | None:
+    """The first call that acts on the blocker, or the first forbidden state change the agent made:
+    before or after its deferral, as a deferral does not undo it (a BFCL episode goes on after the
+    deferral, and a guess or a state change later in the blocked turn is still acting)."""
     found = acting_call(task, events)
-    return found[0] if found else None
+    changed = next((e.seq for e in events if e.kind == "state_change" and e.author == "agent"
+                    and e.data.get("forbidden")), None)
+    return min((p for p in (found[0] if found else None, changed) if p is not None), default=None)
 
 
 def _agent_message(event: Event) -> bool:
