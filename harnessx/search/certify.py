@@ -10,9 +10,10 @@ the same split and seeds reads the same rollouts.
 Figures (every one over the (task, seed) pairs valid for both harnesses): R0's and the selected
 harness's mean objective value, their difference, and the one-sided sign-flip test of the per-task
 mean differences (the paired test every acceptance rule uses, exact up to 13 tasks) with the CI at
-level 1 − 2·alpha that inverts it: its lower bound is above zero exactly when p <= alpha, so the interval and the verdict
-never disagree (a percentile bootstrap did, with few discordant tasks: +6.1 pp lower bound at p 0.064). The claim is *certified* when p <= alpha; otherwise *not certified*. A selection equal to
-R0 is "not certified (selection is R0)" without a rollout.
+level 1 − 2·alpha that inverts it: its lower bound is above zero exactly when p <= alpha, so the
+interval and the verdict never disagree (a percentile bootstrap did, with few discordant tasks: a
++6.1 pp lower bound at p 0.064). The claim is *certified* when p <= alpha; otherwise *not
+certified*. A selection equal to R0 is "not certified (selection is R0)" without a rollout.
 """
 
 from __future__ import annotations

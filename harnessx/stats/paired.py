@@ -81,9 +81,7 @@ def sign_flip_ci(differences: Sequence[float], confidence: float, bounds: tuple[
     alpha = (1 - confidence) / 2
     p_value, low = _kept_from(d, signs, exact, alpha, bounds)
     _, neg_high = _kept_from(-d, signs, exact, alpha, (-bounds[1], -bounds[0]))
-    # a bound at zero, a hair below it from the tie tolerance, reads 0 (never moved across zero)
-    low, high = (0.0 if -1e-9 < low < 0 else low), (0.0 if 0 < -neg_high < 1e-9 else -neg_high)
-    return SignFlipInterval(p_value, low, high, int(d.size), exact)
+    return SignFlipInterval(p_value, low, 0.0 - neg_high, int(d.size), exact)  # 0.0 - 0.0 is +0.0
 
 
 def _kept_from(d: np.ndarray, signs: np.ndarray, exact: bool, alpha: float,
@@ -94,10 +92,12 @@ def _kept_from(d: np.ndarray, signs: np.ndarray, exact: bool, alpha: float,
     share = signs.mean(axis=1)                      # mean(s): the part of δ each assignment keeps
     tolerance = 1e-12 * max(1.0, float(np.abs(d).max()))
     always = share >= 1.0 - 1e-12                   # the identity: counts at every δ
-    thresholds = np.sort((mean - moved[~always] - tolerance) / (1.0 - share[~always]))
+    gap = mean - moved[~always]
+    gap[np.abs(gap) <= tolerance] = 0.0             # a tie in floating point is a tie: its threshold is 0
+    thresholds = np.sort(gap / (1.0 - share[~always]))
     base = int(always.sum()) + (0 if exact else 1)  # a random test counts the observed assignment too
     total = signs.shape[0] + (0 if exact else 1)
-    p_value = min(1.0, (base + int(np.searchsorted(thresholds, 0.0, side="right"))) / total)
+    p_value = (base + int(np.searchsorted(thresholds, 0.0, side="right"))) / total
     need = int(np.floor(alpha * total)) - base + 1  # thresholds at or below δ that make p(δ) > alpha
     if need <= 0:
         return p_value, bounds[0]
