@@ -84,7 +84,9 @@ async def replicate(seed: int, args, cache_dir: str) -> dict[str, dict[str, int]
     runner = Runner(suite, ModelClient(text_paired(args.model)), RolloutCache(cache_dir), concurrency=16)
     out = {}
     for name, rule in (("greedy", Greedy()), ("paired", PairedRacing()),
-                       ("default", Explore(**({"gate": args.gate} if args.gate is not None else {})))):
+                       ("default", Explore(**{k: v for k, v in (("gate", args.gate), ("move_p", args.move_p),
+                                                                ("design", getattr(args, "design", None)))
+                                              if v is not None}))):
         arena = Arena(runner, suite.tasks("search"), get_objective(args.objective), [seed], order_seed=seed)
         incumbent, hits = load_space().initial(), 0
         for round_no in range(1, args.rounds + 1):
@@ -129,6 +131,9 @@ def main() -> None:
     parser.add_argument("--objective", default="joint")
     parser.add_argument("--model", default="sim/baseline")
     parser.add_argument("--alpha", type=float, default=0.05, help="the final claim's one-sided level")
+    parser.add_argument("--design", default=None, help="the default rule's design (promote, halving; default: the shipped one)")
+    parser.add_argument("--move-p", type=float, default=None,
+                        help="the default rule's move bar (harnessx/search/explore.py; default: the shipped one)")
     parser.add_argument("--gate", type=int, default=None,
                         help="the default rule's minibatch gate (harnessx/search/explore.py; default: the shipped one)")
     parser.add_argument("--workers", type=int, default=2, help="replicates run in this many processes")

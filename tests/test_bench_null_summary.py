@@ -46,7 +46,7 @@ def test_a_null_replicate_ends_each_search_with_its_claim():
     """Smoke: one tiny replicate runs every rule and GEPA to their claims on the held-out toy split."""
     from search_null import run_replicate
 
-    args = argparse.Namespace(seeds=1, rounds=1, sources=3, proposals=2, gate=None, objective="joint", model="sim/baseline",
+    args = argparse.Namespace(seeds=1, rounds=1, sources=3, proposals=2, gate=None, move_p=None, objective="joint", model="sim/baseline",
                               alpha=0.05, workers=1, out="x.json")
     with tempfile.TemporaryDirectory() as tmp:
         out = run_replicate((0, args, tmp))

@@ -47,6 +47,14 @@ def test_default_is_explore_and_the_shipped_default():
         ExploreSettings(design="bogus")
     with pytest.raises(InputError, match="move_p"):
         ExploreSettings(move_p=0)
+    # the shipped default gates its looks on 4-task minibatches; window has no screen to gate
+    # the shipped default, chosen on design draws of the world distribution (docs/search-benchmarks.md)
+    assert (ExploreSettings().design, ExploreSettings().move_p, ExploreSettings().screen) == ("halving", 0.5, 16)
+    assert ExploreSettings().gate == 4 and ExploreSettings(design="window").gate == 0
+    assert ExploreSettings(screen=2).gate == 2 and ExploreSettings(gate=0).looks(3) == 3
+    assert ExploreSettings().looks(3) == 12
+    with pytest.raises(InputError, match="gate"):
+        ExploreSettings(design="window", gate=4)
 
 
 def test_a_copy_with_equal_outcomes_is_never_moved_to_and_stops_at_the_first_rung():
@@ -61,7 +69,7 @@ def test_a_truly_better_edit_is_moved_to_among_copies_and_losers(design):
     win = better("win", 3)
     copy = evaluation("copy", TASKS, flags(0.4, 1), flags(0.5, 2))
     worse = evaluation("worse", TASKS, [0] * N, [0] * N)
-    verdicts, _ = judge(Explore(design=design), INC, copy, win, worse)
+    verdicts, _ = judge(Explore(design=design, gate=0), INC, copy, win, worse)  # the screen and rungs (the gate: test_search_gate.py)
     assert [v.accepted for v in verdicts] == [False, True, False]
     moved = verdicts[1]
     assert moved.stage == "full" and moved.mean_diff > 0 and moved.p_value < 0.3 and "claim" in moved.reason

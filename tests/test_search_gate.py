@@ -20,7 +20,8 @@ from test_search_explore import INC, N, TASKS, better, flags, judge
 
 
 def test_a_gate_buys_screen_over_gate_looks_per_proposal_and_is_checked():
-    assert ExploreSettings().looks(3) == 3 and ExploreSettings(gate=4).looks(3) == 12
+    assert ExploreSettings(gate=0).looks(3) == 3 and ExploreSettings(gate=4).looks(3) == 12
+    assert ExploreSettings() == ExploreSettings(gate=4)  # the shipped default (its null control: search_null.py --gate 4)
     assert ExploreSettings(gate=8, screen=16).looks(2) == 4
     for bad in ({"gate": 1}, {"gate": 17}, {"gate": 4, "design": "window"}):
         with pytest.raises(InputError, match="gate"):
@@ -51,7 +52,7 @@ def test_among_many_looks_the_gain_is_moved_to_mostly_a_copy_never_and_the_spend
 
 
 def test_the_planner_counts_the_looks_and_their_minibatches():
-    base, gated = ExploreSettings(), ExploreSettings(gate=4)
+    base, gated = ExploreSettings(gate=0), ExploreSettings(gate=4)
     assert climb_rollouts(gated, 128, 3) == climb_rollouts(base, 128, 3) + (12 - 3) * 4
     assert looks(PlanConfig(tasks=128, accept="greedy", proposals=3)) == 3
     assert plan(PlanConfig(tasks=128, accept="default", rounds=2)).cap == 128 * (1 + 2 * looks(

@@ -20,6 +20,7 @@ from harnessx.harness import Harness
 from harnessx.models.client import ModelClient
 from harnessx.models.providers import register_script
 from harnessx.search import Search, SearchConfig
+from harnessx.search.explore import ExploreSettings
 from harnessx.search.export import export
 from harnessx.search.reporter import Reporter
 from harnessx.search.objectives import get_objective
@@ -53,8 +54,25 @@ def run(cfg: SearchConfig, resume: bool = False, **kwargs):
 def finished(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("search")
     CALLS["n"] = 0
-    result = run(config(tmp))
+    result = run(config(tmp), reporter=(starts := RoundStarts()))
+    FRESH_BEFORE.update(starts.fresh_before)
     return tmp, result, CALLS["n"]
+
+
+FRESH_BEFORE: dict[int, int] = {}  # round -> fresh rollouts the uninterrupted run paid before it started
+
+
+class RoundStarts(Reporter):
+    """Records how many fresh rollouts were paid before each round started."""
+
+    def __init__(self):
+        self.seen, self.fresh_before = 0, {}
+
+    def rollout(self, result, cost):
+        self.seen += 1
+
+    def round_started(self, round_no):
+        self.fresh_before[round_no] = self.seen
 
 
 def test_run_dir_and_ledger(finished):
@@ -64,7 +82,9 @@ def test_run_dir_and_ledger(finished):
                  "summary.json"):
         assert (d / name).is_file(), name
     rows = [json.loads(line) for line in (d / "ledger.jsonl").read_text().splitlines()]
-    assert [(r["round"], r["slot"]) for r in rows] == [(0, 0)] + [(r, s) for r in (1, 2) for s in range(3)]
+    looks = ExploreSettings().looks(3)  # the default rule judges 12 looks a round for --proposals 3 (its gate)
+    assert looks == 12
+    assert [(r["round"], r["slot"]) for r in rows] == [(0, 0)] + [(r, s) for r in (1, 2) for s in range(looks)]
     assert all(LEDGER_FIELDS <= row.keys() for row in rows)
     assert all((d / "harnesses" / f"{row['hash']}.yaml").is_file() for row in rows)
     assert len({row["hash"] for row in rows}) == len(rows)  # never re-evaluates a harness
@@ -82,7 +102,7 @@ def test_optuna_trials_written(finished):
     storage = JournalStorage(JournalFileBackend(str(result.run_dir / "optuna.log")))
     study = optuna.load_study(study_name="joint-toy", storage=storage)
     trials = study.get_trials()
-    assert len(trials) == 7
+    assert len(trials) == 1 + 2 * ExploreSettings().looks(3)  # R0 and 2 rounds of looks
     assert {"hash", "parent", "round", "accepted", "p_value", "mlflow_run_id"} <= trials[1].user_attrs.keys()
     assert study.user_attrs["simulated"] is True
 
@@ -142,7 +162,7 @@ def test_resume_after_kill_mid_round_pays_no_finished_rollout(finished, tmp_path
     cfg = config(tmp_path)
     CALLS["n"] = 0
     with pytest.raises(KeyboardInterrupt):
-        run(cfg, reporter=Killer(after=12 + 3 * 12 + 5))  # R0, round 1, then 5 rollouts into round 2
+        run(cfg, reporter=Killer(after=FRESH_BEFORE[2] + 5))  # R0, round 1, then 5 rollouts into round 2
     paid_before = CALLS["n"]
     run_dir = tmp_path / "runs" / "joint-toy"
     assert json.loads((run_dir / "checkpoint.json").read_text())["round"] == 1
@@ -204,7 +224,7 @@ def test_mlflow_parent_and_nested_runs(tmp_path):
     runs = client.search_runs([experiment.experiment_id])
     parents = [r for r in runs if "mlflow.parentRunId" not in r.data.tags]
     children = [r for r in runs if "mlflow.parentRunId" in r.data.tags]
-    assert len(parents) == 1 and len(children) == 3
+    assert len(parents) == 1 and len(children) == 1 + ExploreSettings().looks(2)  # R0 and the round's 8 looks
     assert parents[0].data.tags["harnessx.simulated"] == "true"
     child = children[0]
     assert {"objective", "strict_sa", "solve", "joint"} <= child.data.metrics.keys()

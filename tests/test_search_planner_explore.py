@@ -15,34 +15,38 @@ from harnessx.search.planner import PlanConfig, plan, rollout_line
 
 
 def test_explore_schedule_and_move_power_by_hand():
-    # 128 tasks, K = 3, screen 16, promote: 3 x 16 screened, then one climber on the other 112 tasks
-    # (rungs 48, 80, 128) = 160 per round; R0 + 6 rounds = 128 + 960 = 1088; cap 128 x 19 = 2432
+    # 128 tasks, K = 3, screen 16, gate 4, halving: 16/4 x 3 = 12 looks on 4 tasks (48), the best 3 on
+    # the screen's other 12 (36), then rungs 48, 80, 128 with 2, 1, 1 climbers (64 + 32 + 48):
+    # 48 + 36 + 144 = 228 per round; R0 + 6 rounds = 128 + 1368 = 1496; cap 128 x (1 + 6 x 12) = 9344
     p = plan(PlanConfig(tasks=128, rounds=6, proposals=3, accept="default"))
-    assert (p.rollouts_per_round, p.rollouts, p.cap) == (160, 1088, 2432)
-    assert "up to 1088 rollouts" in rollout_line(p) and "futility stops" in rollout_line(p)
-    # halving: rungs 16, 48, 80, 128 with 3, 2, 1, 1 climbers = 48 + 64 + 32 + 48 = 192
-    assert climb_rollouts(ExploreSettings(design="halving"), 128, 3) == 192
-    # the move's "MDE": one-sided level move_p = 0.3, power 0.8, discordance 0.5, 128 tasks:
-    # (z_0.7 + z_0.8) sqrt(0.5) / sqrt(128) = (0.52440 + 0.84162) x 0.70711 / 11.31371 = 0.08538
-    assert p.mde == pytest.approx(0.08538, abs=1e-4)
+    assert (p.rollouts_per_round, p.rollouts, p.cap) == (228, 1496, 9344)
+    assert "up to 1496 rollouts" in rollout_line(p) and "futility stops" in rollout_line(p)
+    assert "(12 looks a round, each first on a 4-task minibatch)" in rollout_line(p)
+    # without the gate: halving 3 x 16 + 64 + 32 + 48 = 192; promote: 3 x 16 + 112 = 160
+    assert climb_rollouts(ExploreSettings(gate=0), 128, 3) == 192
+    assert climb_rollouts(ExploreSettings(design="promote", gate=0), 128, 3) == 160
+    # the move's "MDE": one-sided level move_p = 0.5, power 0.8, discordance 0.5, 128 tasks:
+    # (z_0.5 + z_0.8) sqrt(0.5) / sqrt(128) = (0 + 0.84162) x 0.70711 / 11.31371 = 0.05260
+    assert p.mde == pytest.approx(0.05260, abs=1e-4)
     moves = p.moves_line()
-    assert moves.startswith("moves: default screens each proposal on 16 tasks") and "p < 0.3" in moves
-    assert "a move, not a test" in moves and "+0.085 with probability 0.80" in moves
+    assert moves.startswith("moves: default gates 12 looks a round on 4 tasks each, screens the best 3 on 16 tasks")
+    assert "better half at each rung" in moves and "p < 0.5" in moves
+    assert "a move, not a test" in moves and "+0.053 with probability 0.80" in moves
     assert "alpha 0.05/3" not in "\n".join(p.lines())
-    assert plan(PlanConfig(tasks=128, accept="explore")).rollouts_per_round == 160
-    # a split no larger than the screen: only the screen is paid
-    assert climb_rollouts(ExploreSettings(), 12, 3) == 36 and not math.isnan(plan(PlanConfig(tasks=12)).rollouts)
+    assert plan(PlanConfig(tasks=128, accept="explore")).rollouts_per_round == 228
+    # a split no larger than the screen: only the gate and the screen are paid (12 x 4 + 3 x 8 = 72)
+    assert climb_rollouts(ExploreSettings(), 12, 3) == 72 and not math.isnan(plan(PlanConfig(tasks=12)).rollouts)
 
 
 def test_pre_flight_prints_the_planners_figure_for_the_default_and_the_search_stays_within_it(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    # toy, 4 sources = 12 tasks (under the screen's 16), 2 rounds of 3: 3 x 12 per round = 36;
-    # R0 + 2 x 36 = 84 = the cap 12 x 7
+    # toy, 4 sources = 12 tasks (under the screen's 16), 2 rounds of 3: 12 looks on 4 tasks, the best 3
+    # on the other 8 = 48 + 24 = 72 per round; R0 + 2 x 72 = 156; the cap 12 x (1 + 2 x 12) = 300
     out = CliRunner().invoke(app, ["search", "--env", "toy", "--rounds", "2", "--no-mlflow", "--name", "s"])
     assert out.exit_code == 0, out.output
     flat = " ".join(out.output.split())
-    assert "up to 84 rollouts (rule default's schedule, 36 per round" in flat and "at most 84" in flat
+    assert "up to 156 rollouts (rule default's schedule, 72 per round" in flat and "at most 300" in flat
     summary = json.loads((tmp_path / "runs" / "s" / "summary.json").read_text())
-    assert summary["accept"] == "explore" and summary["proposer"] == "bandit" and summary["rollouts"] <= 84
+    assert summary["accept"] == "explore" and summary["proposer"] == "bandit" and summary["rollouts"] <= 156
     planned = CliRunner().invoke(app, ["plan", "--env", "toy", "--rounds", "2"])
-    assert planned.exit_code == 0 and "up to 84 rollouts" in " ".join(planned.output.split())
+    assert planned.exit_code == 0 and "up to 156 rollouts" in " ".join(planned.output.split())

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import random
 
 import pytest
 
@@ -15,7 +16,7 @@ from harnessx.search.proposers import PROPOSERS, Proposer, make_proposer
 from harnessx.search.rules import ACCEPTANCE, make_acceptance, takes_alpha
 from test_search_acceptance import FakeArena, evaluation, make_tasks
 
-HOOKS = ("judge", "restore", "incumbent_evaluation")  # what harnessx/search/loop.py calls
+HOOKS = ("judge", "restore", "incumbent_evaluation", "looks", "round_rollouts")  # what harnessx/search/loop.py calls
 
 
 @pytest.mark.parametrize("name", sorted(ACCEPTANCE))
@@ -45,6 +46,30 @@ def test_the_base_declares_judge_abstract_and_defaults_the_other_hooks():
     seen = asyncio.run(rule.incumbent_evaluation(inc.harness, arena))
     assert seen.scorecard.joint.n == len(arena.tasks)  # the full split
     assert inspect.iscoroutinefunction(AcceptanceRule.incumbent_evaluation)
+    assert rule.looks(3) == 3 and rule.round_rollouts(20, 3) == 60  # every look on every task
+
+
+@pytest.mark.parametrize("name", sorted(ACCEPTANCE))
+@pytest.mark.parametrize("pairs", [6, 40])
+def test_no_round_of_any_rule_pays_more_than_its_round_rollouts(name, pairs):
+    """The contract a budget-driven search relies on (it starts a round only when what is left covers
+    `round_rollouts`): over random rounds -- looks that gain, tie or lose by random amounts on random
+    tasks -- the proposals' rollouts never exceed it. The incumbent's are not counted: R0 and every
+    moved-to harness already have the whole split."""
+    tasks = make_tasks(pairs)
+    for seed in range(15):
+        rng = random.Random(seed)
+        rule = make_acceptance(name, **({"alpha": 0.05} if takes_alpha(name) else {}))
+        k = rng.choice([1, 2, 3, 5])
+        inc_b, inc_f = ([int(rng.random() < 0.5) for _ in range(pairs)] for _ in range(2))
+        looks = [evaluation(f"look{i}", tasks, *([int(rng.random() < p) for _ in range(pairs)]
+                                                 for p in (rng.uniform(0.2, 0.9), rng.uniform(0.2, 0.9))))
+                 for i in range(rule.looks(k))]
+        inc = evaluation("inc", tasks, inc_b, inc_f)
+        arena = FakeArena({e.harness.hash: e for e in (inc, *looks)})
+        asyncio.run(rule.judge(inc.harness, [e.harness for e in looks], arena))
+        paid = sum(len(ids) for h, ids in arena.paid_ids.items() if h != inc.harness.hash)
+        assert paid <= rule.round_rollouts(len(arena.tasks), k), (name, seed, k, paid)
 
 
 class DuckRule:

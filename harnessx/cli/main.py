@@ -17,7 +17,7 @@ from harnessx.errors import InputError
 # (tests/test_cli_startup.py checks they agree); the order is the order `--help` lists them in.
 COMMANDS = {
     "search": ("harnessx.cli.search_cmd",
-               "Search harnesses: R0, then --rounds x --proposals candidates judged on the search split."),
+               "Search harnesses: R0, then rounds of proposals judged on the search split, as many as the budget buys."),
     "eval": ("harnessx.cli.eval_cmd", "Evaluate one harness on one split of an environment."),
     "compare": ("harnessx.cli.compare_cmd",
                 "Compare harnesses on a split no one selected on, with confidence intervals."),

@@ -95,7 +95,9 @@ def search(
                                "moves on modest evidence; the claim at the end certifies), paired (paired test + Holm + racing) "
                                f"or greedy (the paper's: best proposal if its objective is higher). Registered: {', '.join(RULE_NAMES)}; "
                                "or an import path package.module:Class (an AcceptanceRule)."),
-    rounds: int = typer.Option(8, "--rounds", min=0, max=checks.ROUNDS_MAX, help="Rounds after R0."),
+    rounds: int = typer.Option(None, "--rounds", min=0, max=checks.ROUNDS_MAX, show_default=False,
+                              help="Rounds after R0 (default: as many as --max-rollouts / --max-cost pay for, "
+                              "else 8)."),
     proposals: int = typer.Option(3, "--proposals", min=1, max=checks.PROPOSALS_MAX, help="Proposals per round."),
     epochs: int = typer.Option(1, "--epochs", min=1, max=checks.EPOCHS_MAX, help="Rollouts per task (seeds), the same for every candidate."),
     seed: int = typer.Option(0, "--seed", min=0, help="Search seed: rollout seeds, task order, samplers."),
@@ -112,8 +114,10 @@ def search(
     no_mlflow: bool = typer.Option(False, "--no-mlflow", help="Do not log to MLflow."),
     mlflow_traces: int = typer.Option(DEFAULT_TRACES, "--mlflow-traces", min=-1, help="Rollouts per candidate logged as "
                                       "MLflow traces, failed ones first (-1 = all, 0 = none)."),
-    max_rollouts: int = typer.Option(None, "--max-rollouts", min=1, help="Hard cap on rollouts for the whole search."),
-    max_cost: float = typer.Option(None, "--max-cost", callback=NON_NEGATIVE, help="Hard cap on task-agent cost in USD."),
+    max_rollouts: int = typer.Option(None, "--max-rollouts", min=1, help="Rollout budget of the whole search: a hard cap, and "
+                                 "without --rounds what sets how many rounds run."),
+    max_cost: float = typer.Option(None, "--max-cost", callback=NON_NEGATIVE, help="Task-agent cost budget in USD: a hard cap, and "
+                              "without --rounds what sets how many rounds run."),
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="Rollouts in flight at once."),
     tau2_dir: str = Tau2DirOpt, tasks_dir: str = TasksDirOpt, sandbox: str = SandboxOpt,
     user_mode: str = UserModeOpt, user_model: str = UserModelOpt,
@@ -131,7 +135,10 @@ def search(
     effect: float = typer.Option(None, "--effect", callback=in_range(0, 1, lo_open=True), help="Pre-flight: warn when the rounds cannot detect, or the "
                                  "claim cannot certify, an improvement this large (absolute, 0.05 = +5 pp)."),
 ) -> None:
-    """Search harnesses: R0, then --rounds x --proposals candidates judged on the search split.
+    """Search harnesses: R0, then rounds of proposals judged on the search split, as many as the budget buys.
+
+    With --max-rollouts or --max-cost and no --rounds, rounds run while the budget left pays for one
+    (so the budget sets how many candidates are looked at); --rounds caps them; with neither, 8 rounds.
 
     Writes runs/<name>/ (config, checkpoint, harnesses, ledger, rollouts, optuna.log, selected.yaml,
     summary.json) and MLflow runs under mlruns/. Held-out and independent splits are never used.
@@ -214,7 +221,7 @@ def search(
         console.print(f"[yellow]stopped on model failures; continue with:[/] {resume_command()}", highlight=False)
 
 
-def check_run_folder(run: Path, name: str | None, resume: bool, rounds: int) -> None:
+def check_run_folder(run: Path, name: str | None, resume: bool, rounds: int | None) -> None:
     """The run folder a search writes: new unless --resume, then one a search made, with fewer finished
     rounds than --rounds asks for. Checked before the search's libraries load (the search checks again)."""
     option = "--name" if name else "--name (default <objective>-<env>)"
@@ -229,7 +236,7 @@ def check_run_folder(run: Path, name: str | None, resume: bool, rounds: int) -> 
         done = json.loads((run / "checkpoint.json").read_text(encoding="utf-8")).get("round", -1)
     except (OSError, ValueError, AttributeError):
         return  # no checkpoint yet, or one the search itself refuses with its recovery line
-    if isinstance(done, int) and done > rounds:
+    if rounds is not None and isinstance(done, int) and done > rounds:
         raise InputError("--rounds", f"{rounds}, but {run} has finished round {done} already",
                          f"--rounds {done} or more (the rounds to finish, R0 not counted)")
 

@@ -110,7 +110,8 @@ class AcceptanceRule(ABC):
 
     A rule defines `name` and `judge`; it overrides a hook only to change its default. The loop calls
     each hook on every rule, in this order: `restore` once (a resumed search), `incumbent_evaluation`
-    whenever the incumbent changes, then each round `looks` (how many proposals to ask for) and `judge`.
+    whenever the incumbent changes, then each round `looks` (how many proposals to ask for) and `judge`;
+    in a budget-driven search (a budget, no --rounds) `round_rollouts` before each round.
 
     A rule decides *moves*, not the claim: the selected harness is certified afterwards, once, on
     tasks selection never saw. A rule gets its evidence only through the `Arena` (which pays for
@@ -147,6 +148,12 @@ class AcceptanceRule(ABC):
         """How many candidates the rule judges in a round when the search asks for `proposals`
         (`--proposals`): the loop asks the proposer for this many. Default: `proposals`."""
         return proposals
+
+    def round_rollouts(self, tasks: int, proposals: int) -> int:
+        """The most rollouts (one seed) a round can pay on a split of `tasks` tasks: a budget-driven
+        search starts a round only when what is left of its budget covers this, so no round is cut
+        off half-judged. Default: every look on every task."""
+        return self.looks(proposals) * tasks
 
     def restore(self, history: list[dict]) -> None:
         """Rebuild the rule's memory from a resumed search's ledger rows (every row so far, in order).

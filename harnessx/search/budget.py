@@ -1,14 +1,18 @@
-"""A search's plan, as its pre-flight prints it: the planner's figures (harnessx/search/planner.py)
-for this search's split, rule, budget and claim, with the discordance estimated from R0's rollouts
-already in the shared rollout cache (a pilot's or a previous run's) when there are any."""
+"""A search's budget: its plan, as its pre-flight prints it (the planner's figures,
+harnessx/search/planner.py, for this search's split, rule, budget and claim, with the discordance
+estimated from R0's rollouts already in the shared rollout cache, a pilot's or a previous run's, when
+there are any), and, while it runs, what the budget has left and whether it pays for another round."""
 
 from __future__ import annotations
 
+from harnessx.search.acceptance import AcceptanceRule
+from harnessx.search.config import BudgetConfig
 from harnessx.search.discordance import (
     Discordance,
     DiscordanceSource,
     estimate_discordance,
 )
+from harnessx.search.names import DEFAULT_ROUNDS
 from harnessx.search.planner import Plan, PlanConfig, plan
 
 
@@ -31,3 +35,32 @@ def estimated_discordance(search) -> Discordance:
     return estimate_discordance(DiscordanceSource(search.suite, search.model, search.space.initial(),
                                                   search.objective.tasks(search.tasks), search.objective, c.run.seed,
                                                   c.run.epochs, c.tracking.runs_dir))
+
+
+def budget_left(budget: BudgetConfig, arena) -> int | None:
+    """Rollouts the budget still pays for: --max-rollouts less those paid, and --max-cost's dollars
+    left at the mean cost per rollout so far (None: no budget, or none known before a rollout has
+    cost anything). `arena` is the search's (its `rollouts` and `cost` so far)."""
+    left = []
+    if budget.max_rollouts is not None:
+        left.append(budget.max_rollouts - arena.rollouts)
+    if budget.max_cost is not None and arena.rollouts and arena.cost > 0:
+        left.append(int((budget.max_cost - arena.cost) / (arena.cost / arena.rollouts)))
+    return max(min(left), 0) if left else None
+
+
+def budget_short(budget: BudgetConfig, rule: AcceptanceRule, arena, seeds: int, round_no: int) -> str | None:
+    """In a budget-driven search (a budget, no --rounds), why round `round_no` does not start: what is
+    left of the budget does not cover the most a round can cost (the rule's `round_rollouts` on the
+    arena's tasks, times the seeds), so no round is cut off half-judged. None: it starts (always with
+    --rounds, whose rounds a budget only caps). A dollar budget over rollouts that cost nothing so far
+    (a simulated model) bounds nothing: then the rounds are DEFAULT_ROUNDS, as without a budget."""
+    if not budget.budgeted:
+        return None
+    left = budget_left(budget, arena)
+    if left is None:
+        return None if round_no <= DEFAULT_ROUNDS else (
+            f"--max-cost bounds nothing at $0 per rollout so far: {DEFAULT_ROUNDS} rounds, as without a budget")
+    need = rule.round_rollouts(len(arena.tasks), budget.proposals) * seeds
+    return None if left >= need else (f"{left} rollouts left, and a round may need up to {need} "
+                                      "(the budget sets how many rounds run: no --rounds)")

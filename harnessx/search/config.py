@@ -22,7 +22,7 @@ from harnessx.envs.registry import DEFAULT_ENV
 from harnessx.errors import InputError, one_of
 from harnessx.executors import EXECUTORS
 from harnessx.models.defaults import DEFAULT_MODEL
-from harnessx.search.names import DEFAULT_PROPOSER, DEFAULT_RULE
+from harnessx.search.names import BUDGET_ROUNDS_MAX, DEFAULT_PROPOSER, DEFAULT_ROUNDS, DEFAULT_RULE
 from harnessx.search.uris import DEFAULT_MLFLOW_URI
 
 DEFAULT_TRACES = 10  # rollouts per candidate logged as MLflow traces, failing ones first
@@ -77,7 +77,11 @@ class RunConfig:
 
 @dataclass
 class BudgetConfig:
-    rounds: int = 8
+    """How much a search spends. The budget (`max_rollouts`, `max_cost`) is the primary control: with
+    one and no `rounds`, the search runs as many rounds as the budget pays for, so how many candidates
+    it looks at comes from the budget (`rounds_limit`). `rounds` given: at most that many."""
+
+    rounds: int | None = None
     proposals: int = 3
     max_rollouts: int | None = None
     max_cost: float | None = None
@@ -87,6 +91,18 @@ class BudgetConfig:
         _at_least("--proposals", self.proposals, 1, "an integer >= 1")
         _at_least("--max-rollouts", self.max_rollouts, 1, "an integer >= 1")
         _at_least("--max-cost", self.max_cost, 0.0, "a cost in USD >= 0")
+
+    @property
+    def budgeted(self) -> bool:
+        """Rounds come from the budget: a budget and no --rounds."""
+        return self.rounds is None and (self.max_rollouts is not None or self.max_cost is not None)
+
+    @property
+    def rounds_limit(self) -> int:
+        """The most rounds the loop runs: --rounds, else the budget's ceiling, else DEFAULT_ROUNDS."""
+        if self.rounds is not None:
+            return self.rounds
+        return BUDGET_ROUNDS_MAX if self.budgeted else DEFAULT_ROUNDS
 
 
 @dataclass

@@ -5,6 +5,9 @@ never saw. So a round needs no test at alpha: it needs the best of its proposals
 move that is rarely harmful. Per round, in the arena's stratified order (blocked and feasible
 interleaved, so a pair of neighbours is the sampling unit):
 
+0. **Gate.** With `gate = g` (4 by default) the round judges screen/g times `--proposals` looks, each
+   first against the incumbent on the screen's first g tasks; the best `--proposals` not worse there
+   go on (GEPA's minibatch gate, bought with the screens' rollouts).
 1. **Screen.** Every proposal meets the incumbent on a small window of blocked–feasible pairs
    (`screen` tasks). Three quarters of the window are pairs where the incumbent failed at least one
    task (its paid rollouts say so), the rest the next pairs of the order; the window rotates every
@@ -20,11 +23,13 @@ interleaved, so a pair of neighbours is the sampling unit):
    incumbent's failures (where a copy can only tie or gain) select between proposals but never vouch
    for one, and leaving them out of the prefix would tilt it toward the incumbent's successes.
 3. **Move.** The last climber, on the whole split, is moved to when its one-sided paired p-value is
-   below `move_p` (a modest bar: 0.3 by default, not a test at alpha) and the harm veto
+   below `move_p` (a modest bar: 0.5 by default, about "its mean is ahead", not a test at alpha) and the harm veto
    (harnessx/search/veto.py, at `veto_alpha`) does not fire. Ahead but not moved: undecided, so the
    proposer may bring it back on a new incumbent.
 
 The moved-to harness has every task of the split, so the next round's incumbent costs nothing.
+The defaults (gate 4, `halving`, `move_p` 0.5) were chosen on design draws of the simulated world
+distribution and reported on others (docs/search-benchmarks.md, "Breadth and pairs").
 
 `design = "window"` (measured beside the default, not the default; docs/search-benchmarks.md) skips
 steps 1–2: the incumbent and every proposal meet on one window of `screen` tasks of the rotated order,
@@ -48,6 +53,7 @@ from harnessx.search.veto import p_harmed, vetoes
 
 DESIGNS = ("promote", "halving", "window")
 FAILING_SHARE = 0.75  # of the screen's pairs, taken where the incumbent failed
+DEFAULT_GATE = 4  # tasks of the minibatch gate (docs/search-benchmarks.md, "Breadth and pairs")
 
 
 @dataclass
@@ -55,13 +61,14 @@ class ExploreSettings:
     """The rule's knobs (`--accept default` uses these defaults)."""
 
     screen: int = 16          # tasks (whole blocked–feasible pairs) every proposal is screened on
-    design: str = "promote"   # promote: the screen's best climbs; halving: the better half climbs each rung;
+    design: str = "halving"   # halving: the better half climbs each rung; promote: the screen's best climbs;
     #                           window: every proposal and the incumbent on one rotating window of `screen` tasks
-    move_p: float = 0.3       # move when the climber's one-sided paired p on the whole split is below this
+    move_p: float = 0.5       # move when the climber's one-sided paired p on the whole split is below this
     veto_alpha: float = 0.05  # the harm veto's level (a stratum or false abstention worse at p < this)
     futility: float = 0.0     # a climber whose mean difference is not above this stops
-    gate: int = 0             # > 0: breadth -- screen/gate times as many proposals, each first on a minibatch of
-    #                           `gate` tasks; only the best `--proposals` not worse than the incumbent there go on
+    gate: int | None = None   # > 0: breadth -- screen/gate times as many proposals, each first on a minibatch of
+    #                           `gate` tasks; only the best `--proposals` not worse than the incumbent there go on;
+    #                           0: off; None: DEFAULT_GATE (off with design window, which has no screen to gate)
 
     def looks(self, proposals: int) -> int:
         """Proposals judged a round: with a gate, the screening rollouts of `proposals` screens bought as
@@ -69,6 +76,8 @@ class ExploreSettings:
         return proposals * max(1, self.screen // self.gate) if self.gate else proposals
 
     def __post_init__(self) -> None:
+        if self.gate is None:
+            self.gate = 0 if self.design == "window" else min(DEFAULT_GATE, int(self.screen))
         checks = [("screen", self.screen >= 2, "at least 2 tasks"), ("design", self.design in DESIGNS,
                   " or ".join(DESIGNS)), ("move_p", 0 < self.move_p <= 1, "in (0, 1]"),
                   ("veto_alpha", 0 < self.veto_alpha < 1, "in (0, 1)"),
@@ -90,6 +99,9 @@ class Explore(AcceptanceRule):
 
     def looks(self, proposals: int) -> int:
         return self.settings.looks(proposals)
+
+    def round_rollouts(self, tasks: int, proposals: int) -> int:
+        return climb_rollouts(self.settings, tasks, proposals)
 
     async def incumbent_evaluation(self, incumbent: Harness, arena: Arena) -> Evaluation:
         """The tasks the incumbent already has (no new rollout), or the whole split if it has none

@@ -31,6 +31,7 @@ from harnessx.search.breaker import CircuitBreaker, ModelOutage
 from harnessx.search.certify import CertifyConfig, claim_line, claim_metrics, search_claim
 from harnessx.search.config import SearchConfig
 from harnessx.search.uris import absolute_uri, check_stores
+from harnessx.search.budget import budget_left, budget_short
 from harnessx.search.distributed import search_executor
 from harnessx.search.headline import headline_metric, headline_of
 from harnessx.search.judged import judged_on, now
@@ -117,8 +118,8 @@ class Search:
         per_eval = len(self.objective.tasks(self.tasks)) * len(self.config.seeds)
         looks = self.acceptance.looks(self.config.budget.proposals)  # a rule with a gate judges more, cheaper
         return {"tasks": len(self.objective.tasks(self.tasks)), "seeds": len(self.config.seeds),
-                "per_candidate": per_eval, "candidates": 1 + self.config.budget.rounds * looks,
-                "rollouts": per_eval * (1 + self.config.budget.rounds * looks)}
+                "per_candidate": per_eval, "candidates": 1 + self.config.budget.rounds_limit * looks,
+                "rollouts": per_eval * (1 + self.config.budget.rounds_limit * looks)}
 
     def _rollout_cap(self) -> int:
         """The pre-flight bound is a cap too: --max-rollouts when lower, never more than planned."""
@@ -195,7 +196,11 @@ class Search:
         r0_eval = await arena.evaluate(Harness.load(self.dir / "r0.yaml"))
         inc_eval = await self.acceptance.incumbent_evaluation(incumbent, arena)
 
-        for round_no in range(state["round"] + 1, self.config.budget.rounds + 1):
+        for round_no in range(state["round"] + 1, self.config.budget.rounds_limit + 1):
+            if short := budget_short(self.config.budget, self.acceptance, arena, len(self.config.seeds), round_no):
+                state["stop_reason"] = f"budget: {short}"
+                self.reporter.note(f"stopping before round {round_no}: {short}")
+                break
             self.reporter.round_started(round_no)
             ctx = RoundContext(round_no, self.objective, self.space, incumbent, inc_eval, tuple(history),
                                runner.trajectory, self.config.run.seed, arena)
@@ -270,8 +275,13 @@ class Search:
 
     def _replan(self, arena: Arena, last_round: int) -> None:
         per = self.plan()["per_candidate"]
-        remaining = (self.config.budget.rounds - max(last_round, 0)) * self.acceptance.looks(self.config.budget.proposals) * per
         r0 = per if last_round < 0 else 0
+        left = budget_left(self.config.budget, arena)
+        if self.config.budget.budgeted and left is not None:  # rounds come from the budget: the budget is the total
+            remaining = max(left - r0, 0)
+        else:
+            remaining = ((self.config.budget.rounds_limit - max(last_round, 0))
+                         * self.acceptance.looks(self.config.budget.proposals) * per)
         self.reporter.plan(arena.rollouts + r0 + remaining, arena.rollouts)
 
     def _row(self, round_no: int, slot: int, proposal: Proposal, parent: Harness | None, verdict: Verdict,

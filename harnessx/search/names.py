@@ -26,3 +26,5 @@ NEEDS_META_MODEL = ("llm",)  # built-in proposers that cannot run without --meta
 PROPOSER_NAMES = tuple(PROPOSER_REGISTRY.names())
 DEFAULT_RULE = "default"  # an alias of `explore` (harnessx/search/explore.py)
 RULE_NAMES = tuple(RULE_REGISTRY.names())
+DEFAULT_ROUNDS = 8        # rounds when neither --rounds nor a budget (--max-rollouts, --max-cost) is given
+BUDGET_ROUNDS_MAX = 1000  # a budget-driven search's ceiling on rounds (the budget stops it well before)

@@ -16,12 +16,13 @@ paired tasks has p >= 2^-N, so below `min_pairs` tasks no effect can pass and th
 The budget (rollouts, or dollars at a per-rollout cost from an R0 estimate) buys rounds at the
 worst case of the rule: greedy and paired evaluate every proposal on every task. `greedy` runs no
 test: it moves to the best proposal whose mean is above the incumbent's, so it has no MDE per round.
-`default` (`explore`, harnessx/search/explore.py) screens the K proposals on s tasks (16), promotes
-the leader (`promote`) or the better half at each rung (`halving`) to the whole split with futility
-stops, and moves when the climber's one-sided paired p is below move_p (0.3) and the harm veto is
-silent: per round at most K s E screening rollouts plus the climbers' rungs ((n - s) E for one
-climber; the moved-to harness has every task, so the incumbent costs nothing), and its "MDE" is
-the gain it moves to with the stated power at level move_p on n tasks, not a test's.
+`default` (`explore`, harnessx/search/explore.py) gates s/g K looks on g tasks (g = 4), screens the K
+best on s tasks (16), promotes the better half at each rung (`halving`, the default) or the leader
+(`promote`) to the whole split with futility stops, and moves when the climber's one-sided paired p
+is below move_p (0.5) and the harm veto is silent: per round at most the looks' g E, K s E screening
+rollouts, plus the climbers' rungs (the moved-to harness has every task, so the incumbent costs
+nothing), and its "MDE" is the gain it moves to with the stated power at level move_p on n tasks,
+not a test's.
 
 Rollouts: the expected figure is the rule's own schedule above (racing and the rollout cache only
 lower it); the cap is the search's hard bound, every proposal evaluated on every task
@@ -43,6 +44,7 @@ from dataclasses import dataclass, field, replace
 from scipy.stats import binom, norm
 
 from harnessx.errors import InputError
+from harnessx.search.names import BUDGET_ROUNDS_MAX, DEFAULT_ROUNDS
 from harnessx.search.discordance import ASSUMED
 from harnessx.search.explore import ExploreSettings, climb_rollouts
 
@@ -50,7 +52,7 @@ from harnessx.search.explore import ExploreSettings, climb_rollouts
 @dataclass(frozen=True)
 class PlanConfig:
     tasks: int                       # paired tasks on the search split (objective's strata)
-    rounds: int = 8
+    rounds: int | None = None        # None: as many as the budget buys (no budget: DEFAULT_ROUNDS)
     proposals: int = 3
     epochs: int = 1
     alpha: float = 0.05
@@ -67,7 +69,7 @@ class PlanConfig:
     discordance_source: str = ASSUMED.source    # where `discordance` comes from (printed next to it)
 
     def __post_init__(self) -> None:
-        checks = [("tasks", self.tasks >= 1, "at least 1"), ("rounds", self.rounds >= 0, ">= 0"),
+        checks = [("tasks", self.tasks >= 1, "at least 1"), ("rounds", (self.rounds or 0) >= 0, ">= 0"),
                   ("proposals", self.proposals >= 1, ">= 1"), ("epochs", self.epochs >= 1, ">= 1"),
                   ("alpha", 0 < self.alpha < 1, "in (0, 1)"), ("power", 0 < self.power < 1, "in (0, 1)"),
                   ("discordance", 0 < self.discordance <= 1, "in (0, 1]"),
@@ -95,6 +97,7 @@ class Plan:
     claim_rollouts: int = 0          # the claim's, after the search (2 n_c E_c; cached ones are free)
     claim_mde: float | None = None   # the claim's minimum detectable effect (None: not run)
     claim_power: float | None = None  # power of the claim to certify `effect`
+    budgeted: bool = False           # no --rounds: rounds run while the budget pays for a round at its worst case
     warnings: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
@@ -112,7 +115,9 @@ class Plan:
         c = self.config
         if c.accept in EXPLORE:
             s = ExploreSettings()
-            return (f"moves: {c.accept} screens each proposal on {min(s.screen, c.tasks)} tasks, promotes the "
+            gate = (f"gates {looks(c)} looks a round on {s.gate} tasks each, " if looks(c) != c.proposals else "")
+            return (f"moves: {c.accept} {gate}screens {'the best ' + str(c.proposals) if gate else 'each proposal'} on "
+                    f"{min(s.screen, c.tasks)} tasks, promotes the "
                     f"{'leader' if s.design == 'promote' else 'better half at each rung'} to all {c.tasks} tasks with "
                     f"futility stops, and moves when its one-sided paired p < {s.move_p:g} and the harm veto (alpha "
                     f"{s.veto_alpha:g}) is silent: a move, not a test (the claim below is the test); it moves to a gain "
@@ -144,6 +149,15 @@ def rollout_line(p: Plan) -> str:
     """The rollout figures `harnessx plan` and the search's pre-flight both print: the expected
     figure (the rule's schedule) and the hard cap, labelled."""
     c = p.config
+    if p.budgeted:
+        return (f"budget: {p.budget_rollouts} rollouts" + (f" (${c.max_cost:.2f} at ${c.cost_per_rollout:.5f} per "
+                                                          "rollout)" if c.max_cost is not None else "")
+                + f" sets the rounds (no --rounds): R0, then rounds of {c.proposals} proposals x {c.epochs} seed(s) on "
+                f"{c.tasks} tasks" + (f" ({looks(c)} looks a round, each first on a {ExploreSettings().gate}-task "
+                                      "minibatch)" if looks(c) != c.proposals else "")
+                + f" while the budget left pays for a round at the rule's most ({p.rollouts_per_round}; rule "
+                f"{c.accept}'s schedule, {p.per_candidate} per full evaluation): at least {p.rounds} rounds, more "
+                f"when rounds cost less than that, as they usually do; up to {p.rollouts} rollouts")
     return ((f"budget: {p.budget_rollouts} rollouts" if p.budget_rollouts is not None else "budget: no cap")
             + (f" (${c.max_cost:.2f} at ${c.cost_per_rollout:.5f} per rollout)" if c.max_cost is not None else "")
             + f" buys R0 + {p.rounds} rounds x {c.proposals} proposals x {c.epochs} seed(s) on {c.tasks} tasks"
@@ -223,13 +237,16 @@ def plan(config: PlanConfig) -> Plan:
     if c.max_cost is not None:
         dollars = math.floor(c.max_cost / c.cost_per_rollout + 1e-9)
         budget = dollars if budget is None else min(budget, dollars)
-    rounds = c.rounds if budget is None else max(0, min(c.rounds, (budget - per_candidate) // max(per_round, 1)))
+    asked = c.rounds if c.rounds is not None else (BUDGET_ROUNDS_MAX if budget is not None else DEFAULT_ROUNDS)
+    rounds = asked if budget is None else max(0, min(asked, (budget - per_candidate) // max(per_round, 1)))
     testable = c.accept == "greedy" or n >= min_pairs(c)  # greedy accepts on the mean, without a test
-    cap = per_candidate * (1 + c.rounds * looks(c))
-    result = Plan(c, per_candidate, n, per_round, per_candidate + rounds * per_round, rounds, budget,
+    cap = per_candidate * (1 + asked * looks(c))
+    budgeted = c.rounds is None and budget is not None  # rounds run until the budget cannot pay for another
+    expected = min(budget, cap) if budgeted else per_candidate + rounds * per_round
+    result = Plan(c, per_candidate, n, per_round, expected, rounds, budget,
                   mde(c, n) if testable else math.inf,
                   (power(c, n, c.effect) if testable else 0.0) if c.effect is not None else None,
-                  cap=min(cap, budget) if budget is not None else cap)
+                  cap=min(cap, budget) if budget is not None else cap, budgeted=budgeted)
     if c.accept == "greedy":
         result.mde, result.power_at_effect = math.nan, None
     claim(result)
@@ -239,7 +256,7 @@ def plan(config: PlanConfig) -> Plan:
             f"{min_pairs(c)} to reach alpha {c.alpha:g}/{divisor(c)}; use a larger search split")
     if budget is not None and budget < per_candidate:
         result.warnings.append(f"the budget ({budget} rollouts) does not cover R0's {per_candidate}")
-    elif rounds < c.rounds:
+    elif c.rounds is not None and rounds < c.rounds:
         result.warnings.append(f"the budget buys only {rounds} of the {c.rounds} rounds asked for")
     if c.effect is not None and testable and c.accept not in ("greedy", *EXPLORE) and result.mde > c.effect:
         need = math.ceil(c.epochs * (result.mde / c.effect) ** 2)
