@@ -193,13 +193,15 @@ def demo_probes(w: Workdir) -> str:
 def plan(w: Workdir) -> str:
     out = " ".join(w.alone("plan").run(*PLAN).split())
     grab = lambda pattern: re.search(pattern, out).group(1)  # noqa: E731
-    rounds, proposals, total = (grab(p) for p in (r"R0 \+ (\d+) rounds", r"rounds x (\d+) proposals",
-                                                   r"up to (\d+) rollouts"))
+    rounds, proposals, per_round, total = (grab(p) for p in (r"at least (\d+) rounds", r"rounds of (\d+) proposals",
+                                                              r"at the rule's most \((\d+);", r"up to (\d+) rollouts"))
     mde, power = grab(r"minimum detectable effect (\S+) at power"), grab(r"per round: (\S+)")
     seeds = grab(r"about (\d+) seeds per task \(--epochs\)")
     claim_n, claim_mde = grab(r"claim: selected vs R0 on (\d+) heldout"), grab(r"claim: .*?minimum detectable effect (\S+)")
     claim_power = grab(r"power to certify \S+: (\S+)")
-    return (f"R0 + {rounds} rounds × {proposals} proposals (up to {total} rollouts), MDE {mde} at power 0.80, "
+    return (f"the budget sets the rounds (no `--rounds`): R0, then rounds of {proposals} proposals while what is "
+            f"left pays for one at its most ({per_round} rollouts), at least {rounds} (up to {total} rollouts), "
+            f"MDE {mde} at power 0.80, "
             f"power {power} to detect +0.05, and a warning that about {seeds} seeds per task would be needed; "
             f"the claim on {claim_n} held-out tasks: MDE {claim_mde}, power {claim_power} to certify +0.05")
 
@@ -275,6 +277,12 @@ FIGURES = {f.name: f for f in [
                search_figures.terminal_power),
     FigureSpec("terminal-search", search_figures.SEARCH_COMMAND + " (the committed results.json)", True, False,
                search_figures.terminal_search),
+    FigureSpec("worlds-design", search_figures.WORLDS_DESIGN_COMMAND + " (bench/worlds.json)", True, False,
+               search_figures.worlds_design),
+    FigureSpec("worlds-report", search_figures.WORLDS_REPORT_COMMAND + " (bench/worlds.json)", True, False,
+               search_figures.worlds_report),
+    FigureSpec("null-test", search_figures.NULL_COMMAND + " (bench/null_default.json)", True, False,
+               search_figures.null_test),
     FigureSpec("sim-throughput", "python bench/sim_throughput.py [--workers 2 | --env toy]", False, True,
                sim_throughput),
     # decided by the code itself (docs/figures_code.py): cheap, and checked by a test of the default run

@@ -10,6 +10,7 @@ block, without re-running the hour of rollouts. `bench/terminal_search.json` hol
 from __future__ import annotations
 
 import json
+import statistics
 import sys
 from pathlib import Path
 
@@ -81,4 +82,99 @@ def terminal_search(w=None) -> str:
                          f"{', '.join(f'{g:+.3f}' for g in gains)} (seeds {', '.join(map(str, group['seeds']))}) | "
                          f"{mean:+.3f} | {mean / data.mean_gain(best, 'heldout'):.2f} of {data.mean_gain(best, 'heldout'):+.3f} | "
                          f"{mean / data.mean_gain(top, 'heldout'):.2f} of {data.mean_gain(top, 'heldout'):+.3f} |")
+    return "\n".join(lines)
+
+
+WORLDS_FILE = ROOT / "bench" / "worlds.json"  # the world-distribution runs: design draws and report draws
+WORLDS_REPORT_COMMAND = ("python bench/search_efficiency.py --envs retail --worlds draw:1000-1019 --seeds 1 --rho 0.5 "
+                         "--strategies paper,default,gepa")
+WORLDS_DESIGN_COMMAND = ("python bench/search_efficiency.py --envs retail --worlds draw:0-7 --seeds 1 --rho 0.5 "
+                         "--retail-tasks 64 --heldout-tasks 64 --strategies default[,gepa] --default <options>")
+
+
+def _summaries(jobs: list[dict]) -> list[dict]:
+    from efficiency_report import summarize
+
+    groups: dict[tuple, list[dict]] = {}
+    for job in jobs:
+        groups.setdefault((job["env"], job["profile"], job["rho"]), []).append(job)
+    return [summarize(sorted(g, key=lambda j: j["seed"])) for _, g in sorted(groups.items())]
+
+
+def worlds_report(w=None) -> str:
+    """The report draws (never used to choose a design): each strategy's mean held-out ground-truth gain
+    across the worlds [95% bootstrap CI across worlds] and mean rollouts, then #48's targets."""
+    from efficiency_targets import mean_ci
+    from world_targets import world_report
+
+    data = json.loads(WORLDS_FILE.read_text(encoding="utf-8"))["report"]
+    summaries = _summaries(data["jobs"])
+    borrowed = (f"; {', '.join(data['borrowed'])} rows from an earlier run of the same jobs (no option of the "
+                "default moves them)" if data.get("borrowed") else "")
+    lines = [f"{len(summaries)} drawn worlds (draws {data['draws']}), retail, rho 0.5, 1 search seed each; "
+             f"default = {data['default']}{borrowed}", "",
+             f"{'strategy':10} {'held-out GT gain [95% CI across worlds]':>40} {'mean rollouts':>14}"]
+    for name in data["strategies"]:
+        gains = [s["strategies"][name]["mean"]["gain_heldout"] for s in summaries]
+        rollouts = statistics.mean(s["strategies"][name]["mean"]["rollouts"] for s in summaries)
+        mean, lo, hi = mean_ci(gains)
+        lines.append(f"{name:10} {f'{mean:+.3f} [{lo:+.3f}, {hi:+.3f}]':>40} {rollouts:>14.0f}")
+    lines += [""] + [line.strip() for line in world_report(summaries, "default") if not line.startswith("==")]
+    return "```text\n" + "\n".join(lines) + "\n```"
+
+
+def worlds_design(w=None) -> str:
+    """The design draws: each variant of the default on the same worlds and search seed, its mean held-out
+    gain [95% CI across worlds], rollouts, and per world against the first variant (the reference)."""
+    from efficiency_targets import mean_ci
+
+    data = json.loads(WORLDS_FILE.read_text(encoding="utf-8"))["design"]
+    variants = data["variants"]
+    def gains(jobs):
+        return {(j["profile"], j["seed"]): (j["rows"]["default"]["gain_heldout"], j["rows"]["default"]["rollouts"])
+                for j in jobs}
+    ref_name = next(iter(variants))
+    ref = gains(variants[ref_name]["jobs"])
+    gepa = {(j["profile"], j["seed"]): j["rows"]["gepa"]["gain_heldout"] for j in variants[ref_name]["jobs"]}
+    lines = [f"| default with | worlds | held-out GT gain [95% CI across worlds] | mean rollouts | "
+             f"per world vs {ref_name}: better / level / worse | behind GEPA by > 0.05 |", "|---|---|---|---|---|---|"]
+    for name, v in variants.items():
+        got = gains(v["jobs"])
+        keys = sorted(got)
+        mean, lo, hi = mean_ci([got[k][0] for k in keys])
+        diff = [got[k][0] - ref[k][0] for k in keys]
+        behind = sum(got[k][0] - gepa[k] < -0.05 for k in keys)
+        lines.append(f"| `{v['options']}` ({name}) | {len(keys)} | {mean:+.3f} [{lo:+.3f}, {hi:+.3f}] | "
+                     f"{statistics.mean(got[k][1] for k in keys):.0f} | "
+                     f"{sum(d > 0 for d in diff)} / {sum(d == 0 for d in diff)} / {sum(d < 0 for d in diff)} | "
+                     f"{behind}/{len(keys)} |")
+    lines.append(f"| GEPA on {ref_name}'s rollouts | {len(gepa)} | " + "{:+.3f} [{:+.3f}, {:+.3f}]".format(
+        *mean_ci([gepa[k] for k in sorted(gepa)])) + " | — | — | — |")
+    return "\n".join(lines)
+
+
+NULL_FILE = ROOT / "bench" / "null_default.json"  # bench/search_null.py's --out at the shipped default
+NULL_COMMAND = "python bench/search_null.py --seeds 20 (at the shipped default: --gate 4)"
+
+
+def null_test(w=None) -> str:
+    """The null test's figures per rule, with n and Wilson 95% CIs, from its committed --out."""
+    data = json.loads(NULL_FILE.read_text(encoding="utf-8"))
+    rounds, searches = data["rounds"], data["searches"]
+    def share(k, n, ci):
+        return f"{k}/{n} ({k / n:.3f}, {ci[0]:.3f}–{ci[1]:.3f})"
+    lines = [f"{searches} replicates × {data['settings']['rounds']} rounds, {3 * data['settings']['sources']} toy tasks, "
+             f"the default rule's options: " + ", ".join(f"{k} {data['settings'][k]}" for k in ("gate", "design", "move_p")
+                                                          if data["settings"].get(k) is not None)]
+    for name, r in data["rules"].items():
+        lines.append(f"- `{name}`: a copy {'moved to' if name == 'default' else 'accepted'} in "
+                     f"{share(r['accepted_rounds'], rounds, r['ci'])} rounds; ends on a copy in "
+                     f"{share(r['ends_on_copy'], searches, r['ends_ci'])} searches; claim certified in "
+                     f"{share(r['certified'], searches, r['certified_ci'])}; {r['rollouts_per_search']:.0f} rollouts "
+                     "per search")
+    g = data["gepa"]
+    lines.append(f"- GEPA (every proposal a copy, the default's rollouts as its budget): ends on a copy in "
+                 f"{share(g['ends_on_copy'], searches, g['ends_ci'])} searches; let {g['admitted']} of {g['proposed']} "
+                 f"copies into its pool; claim certified in {share(g['certified'], searches, g['certified_ci'])}; "
+                 f"{g['rollouts_per_search']:.0f} rollouts per search")
     return "\n".join(lines)

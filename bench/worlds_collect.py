@@ -1,0 +1,71 @@
+"""Collect the world-distribution runs of bench/search_efficiency.py into bench/worlds.json, the
+file docs/figures.py renders the design and report tables from (the runs take an hour; the figures
+are recomputed from their jobs, so `docs/figures.py --check` compares them like any other).
+
+    python bench/worlds_collect.py --report runs/report --design A=runs/design-a B=runs/design-b ...
+
+Each run folder's jobs.jsonl is read as written (one line per finished job, with the settings that
+shaped it); a design variant's label is the name the table gives it, its options are read from the
+jobs' settings. The first design variant is the one the others are compared with per world.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def jobs(folder: Path) -> list[dict]:
+    lines = (folder / "jobs.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def options(job: dict, defaults: dict[str, str]) -> str:
+    """The default rule's options the job ran with: those it was given over `defaults` (the rule's
+    defaults in the code that ran it), so a row still reads right once the shipped defaults move."""
+    given = {k: (int(v) if isinstance(v, float) and v.is_integer() else v) for k, v in job["settings"]["default"].items()}
+    return ",".join(f"{k}={v}" for k, v in sorted({**defaults, **given}.items()))
+
+
+def draws(found: list[dict]) -> str:
+    numbers = sorted(int(j["profile"].removeprefix("draw:")) for j in found if j["profile"].startswith("draw:"))
+    return f"{numbers[0]}-{numbers[-1]}" if numbers else "none"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--report", type=Path, required=True, help="the report draws' run folder")
+    parser.add_argument("--design", nargs="+", required=True, metavar="LABEL=FOLDER",
+                        help="the design draws' run folders, the reference first")
+    parser.add_argument("--reference", type=Path, default=None,
+                        help="a run folder of the same report draws whose strategies the --report run did not run "
+                             "(the paper's protocol, which no default option changes) fill in each job's rows")
+    parser.add_argument("--defaults", default="",
+                        help="the default rule's options in the code the runs used, e.g. design=promote,move_p=0.3,gate=0")
+    parser.add_argument("--out", type=Path, default=Path(__file__).with_name("worlds.json"))
+    args = parser.parse_args()
+    defaults = dict(kv.split("=", 1) for kv in filter(None, args.defaults.split(",")))
+    report, borrowed = jobs(args.report), []
+    if args.reference is not None:  # rows a design change cannot move, from an earlier run of the same jobs
+        earlier = {(j["env"], j["profile"], j["rho"], j["seed"]): j for j in jobs(args.reference)}
+        for job in report:
+            other = earlier[(job["env"], job["profile"], job["rho"], job["seed"])]
+            missing = [k for k in other["rows"] if k not in job["rows"]]
+            job["rows"] = {**{k: other["rows"][k] for k in missing}, **job["rows"]}
+            borrowed = missing
+    variants = {}
+    for item in args.design:
+        label, _, folder = item.partition("=")
+        found = jobs(Path(folder))
+        variants[label] = {"options": options(found[0], defaults), "jobs": found}
+    data = {"report": {"draws": draws(report), "default": options(report[0], defaults),
+                       "strategies": list(report[0]["rows"]), "borrowed": borrowed, "jobs": report},
+            "design": {"draws": draws(next(iter(variants.values()))["jobs"]), "variants": variants}}
+    args.out.write_text(json.dumps(data, indent=None, separators=(",", ":")) + "\n", encoding="utf-8")
+    print(f"{args.out}: report {len(report)} jobs (draws {data['report']['draws']}), design "
+          + ", ".join(f"{k} {len(v['jobs'])} jobs ({v['options']})" for k, v in variants.items()))
+
+
+if __name__ == "__main__":
+    main()
