@@ -11,6 +11,7 @@ import json
 import pytest
 
 from harnessx.search import Search, SearchConfig
+from harnessx.search.explore import ExploreSettings
 from scale_services import answered, fixed_latency_model, pg_databases, pg_url, ray_local, workers  # noqa: F401
 
 VOLATILE = {"mlflow_run_id", "started", "finished"}  # MLflow is off, the clock differs; every other field must match
@@ -60,7 +61,7 @@ def test_one_process_ray_and_postgres_workers_select_the_same_harness_with_the_s
     assert on_ray.summary["selected"]["hash"] == one.summary["selected"]["hash"] == on_pg.summary["selected"]["hash"]
     assert _ledger(on_ray) == _ledger(one) == _ledger(on_pg)
     assert _summary(on_ray) == _summary(one) == _summary(on_pg)
-    assert len(_ledger(one)) == 1 + 2 * 2
+    assert len(_ledger(one)) == 1 + 2 * ExploreSettings().looks(2)  # R0 + 2 rounds of the default's gated looks
     assert all(w.returncode == 0 for w in procs)
     # every rollout of round 2 ran on the two workers, each exactly once
     assert sum(counts) == on_pg.summary["rollouts"] - first.summary["rollouts"] > 0

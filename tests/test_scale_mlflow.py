@@ -14,6 +14,7 @@ import urllib.request
 import pytest
 
 from harnessx.search import Search, SearchConfig
+from harnessx.search.explore import ExploreSettings
 from scale_services import answered, fixed_latency_model, pg_databases, pg_url, workers  # noqa: F401
 
 
@@ -73,7 +74,7 @@ def test_runs_from_several_workers_land_under_one_parent(tmp_path, pg_url, mlflo
     candidates = [r for r in children if "harnessx.hash" in r.data.tags]
     worker_runs = [r for r in children if "harnessx.worker" in r.data.tags]
     assert len(runs) == 1 + len(candidates) + len(worker_runs)                  # nothing outside the parent
-    assert len(candidates) == 1 + 2 and len(worker_runs) == 2                   # R0 + 2 proposals; 2 workers
+    assert len(candidates) == 1 + ExploreSettings().looks(2) and len(worker_runs) == 2  # R0 + a round's looks; 2 workers
     assert len({r.data.tags["harnessx.worker"] for r in worker_runs}) == 2
     assert sum(r.data.metrics["rollouts"] for r in worker_runs) == result.summary["rollouts"]
     ledger_ids = {row["mlflow_run_id"] for row in result.ledger}

@@ -30,6 +30,7 @@ from conftest import require
 from harnessx.errors import InputError
 from harnessx.executors.ray_pool import join_cluster
 from harnessx.search import Search, SearchConfig
+from harnessx.search.explore import ExploreSettings
 from scale_services import REPO, fixed_latency_model
 from waits import exited, until
 
@@ -123,7 +124,7 @@ def test_a_search_on_a_ray_start_head_selects_what_one_process_selects(tmp_path,
                                     runs_dir=str(tmp_path / "runs-one"))).run())
 
     assert _outcome(tmp_path, "head") == _outcome(tmp_path, "one")
-    assert len(_outcome(tmp_path, "one")[1]) == 1 + 1 * 2
+    assert len(_outcome(tmp_path, "one")[1]) == 1 + 1 * ExploreSettings().looks(2)  # R0 + a round's gated looks
     # the rollouts ran in the head's actor processes (Ray names each actor's log after its class)
     actor_logs = [p for p in logs.glob("worker-*.out") if "RolloutActor" in p.read_text(errors="replace")]
     assert len(actor_logs) >= 2
