@@ -22,7 +22,7 @@ from harnessx.envs.registry import DEFAULT_ENV
 from harnessx.errors import InputError, one_of
 from harnessx.executors import EXECUTORS
 from harnessx.models.defaults import DEFAULT_MODEL
-from harnessx.search.names import BUDGET_ROUNDS_MAX, DEFAULT_PROPOSER, DEFAULT_ROUNDS, DEFAULT_RULE
+from harnessx.search.names import DEFAULT_PROPOSER, DEFAULT_RULE, rounds_limit
 from harnessx.search.uris import DEFAULT_MLFLOW_URI
 
 DEFAULT_TRACES = 10  # rollouts per candidate logged as MLflow traces, failing ones first
@@ -100,9 +100,7 @@ class BudgetConfig:
     @property
     def rounds_limit(self) -> int:
         """The most rounds the loop runs: --rounds, else the budget's ceiling, else DEFAULT_ROUNDS."""
-        if self.rounds is not None:
-            return self.rounds
-        return BUDGET_ROUNDS_MAX if self.budgeted else DEFAULT_ROUNDS
+        return rounds_limit(self.rounds, self.budgeted)
 
 
 @dataclass

@@ -28,3 +28,11 @@ DEFAULT_RULE = "default"  # an alias of `explore` (harnessx/search/explore.py)
 RULE_NAMES = tuple(RULE_REGISTRY.names())
 DEFAULT_ROUNDS = 8        # rounds when neither --rounds nor a budget (--max-rollouts, --max-cost) is given
 BUDGET_ROUNDS_MAX = 1000  # a budget-driven search's ceiling on rounds (the budget stops it well before)
+
+
+def rounds_limit(rounds: int | None, budgeted: bool) -> int:
+    """The most rounds a search (or its plan) runs: --rounds when given, else the budget's ceiling when
+    a budget sets the rounds, else DEFAULT_ROUNDS."""
+    if rounds is not None:
+        return rounds
+    return BUDGET_ROUNDS_MAX if budgeted else DEFAULT_ROUNDS

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field, replace
 from scipy.stats import binom, norm
 
 from harnessx.errors import InputError
-from harnessx.search.names import BUDGET_ROUNDS_MAX, DEFAULT_ROUNDS
+from harnessx.search.names import rounds_limit
 from harnessx.search.discordance import ASSUMED
 from harnessx.search.explore import ExploreSettings, climb_rollouts
 
@@ -237,11 +237,11 @@ def plan(config: PlanConfig) -> Plan:
     if c.max_cost is not None:
         dollars = math.floor(c.max_cost / c.cost_per_rollout + 1e-9)
         budget = dollars if budget is None else min(budget, dollars)
-    asked = c.rounds if c.rounds is not None else (BUDGET_ROUNDS_MAX if budget is not None else DEFAULT_ROUNDS)
+    budgeted = c.rounds is None and budget is not None  # rounds run until the budget cannot pay for another
+    asked = rounds_limit(c.rounds, budgeted)
     rounds = asked if budget is None else max(0, min(asked, (budget - per_candidate) // max(per_round, 1)))
     testable = c.accept == "greedy" or n >= min_pairs(c)  # greedy accepts on the mean, without a test
     cap = per_candidate * (1 + asked * looks(c))
-    budgeted = c.rounds is None and budget is not None  # rounds run until the budget cannot pay for another
     expected = min(budget, cap) if budgeted else per_candidate + rounds * per_round
     result = Plan(c, per_candidate, n, per_round, expected, rounds, budget,
                   mde(c, n) if testable else math.inf,
