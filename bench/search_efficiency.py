@@ -201,8 +201,8 @@ def run_search(rule: str, seed: int, suite, args, tmp: Path, cache: Path, model:
     # the bounds bring their own rule object (its name goes into the run's config record)
     config = SearchConfig.of(objective="joint", env=suite.name, model=model, seed=seed,
                           proposer="bandit" if rule in CANDIDATES else "rules",  # the shipped default's own
-                          accept=rule if rule in RULES.values() else "greedy", rounds=args.rounds, proposals=args.proposals, runs_dir=str(tmp), name=f"{rule}-{seed}",
-                          tracking_uri=None)
+                          accept=rule if rule in RULES.values() else "greedy", proposals=args.proposals, runs_dir=str(tmp), name=f"{rule}-{seed}",
+                          tracking_uri=None, **budget(rule, args))
     options = args.default if rule in CANDIDATES else {}
     proposer = Composing() if rule == "composite" else None
     if rule in ("oracle", "composite"):
@@ -222,6 +222,14 @@ def run_search(rule: str, seed: int, suite, args, tmp: Path, cache: Path, model:
     accepted = [(harnesses[r["hash"]], harnesses[r["parent"]]) for r in result.ledger if r["accepted"] and r["parent"]]
     proposed = [(r["round"], harnesses[r["hash"]]) for r in result.ledger if r["parent"]]
     return result.summary["rollouts"], result.selected.harness, accepted, result.summary["rounds_done"], proposed
+
+
+def budget(rule: str, args) -> dict:
+    """The default's (and its design variants') budget: with --max-rollouts the budget sets its rounds,
+    as a user's `--max-rollouts N` does; every other strategy keeps --rounds."""
+    if args.max_rollouts is not None and rule in ("default", *DESIGNS):
+        return {"rounds": None, "max_rollouts": args.max_rollouts}
+    return {"rounds": args.rounds}
 
 
 def run_gepa(budget: int, seed: int, suite, cache: Path, model: str):
@@ -297,6 +305,9 @@ def main() -> None:
                         help="search seeds first-seed .. first-seed + seeds - 1 (tune a rule on other seeds than you report)")
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--proposals", type=int, default=3)
+    parser.add_argument("--max-rollouts", type=int, default=None,
+                        help="the default's rollout budget: its rounds come from it (--rounds then applies to the "
+                             "other strategies only), e.g. 973 = 0.4 x the paper protocol's 2,432")
     parser.add_argument("--gt-epochs", type=int, default=2)
     parser.add_argument("--retail-tasks", type=int, default=128)
     parser.add_argument("--terminal-tasks", type=int, default=20)
@@ -415,6 +426,7 @@ def settings(args) -> dict:
     terminal held-out size only when it is not its default, so logs written before it existed resume."""
     named = ("rounds", "proposals", "gt_epochs", "retail_tasks", "terminal_tasks", "heldout_tasks", "strategies", "default")
     extra = ("terminal_heldout_tasks",) if args.terminal_heldout_tasks != 12 else ()
+    extra += ("max_rollouts",) if args.max_rollouts is not None else ()
     return {k: getattr(args, k) for k in named + extra}
 
 

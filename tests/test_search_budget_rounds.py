@@ -1,7 +1,8 @@
 """The budget is the search's primary control (#48 item 2): with --max-rollouts and no --rounds the
 search runs rounds while what is left pays for a round at the rule's most, so how many candidates it
 looks at comes from the budget. Class: any budget, any built-in rule -- the spend never exceeds the
-budget, no round is cut off half-judged, and it stops only when the rest could not pay for a round
+budget, no round is cut off half-judged, the budget's last rollouts buy a narrower round (fewer
+proposals) rather than none, and it stops only when the rest could not pay for a round of one proposal
 (or the proposer ran dry); `--rounds` still caps the rounds."""
 
 from __future__ import annotations
@@ -40,18 +41,31 @@ def test_any_budget_buys_whole_rounds_until_the_rest_cannot_pay_for_one(tmp_path
     for i, budget in enumerate(sorted(rng.sample(range(12, 700), 4))):
         search, result = run(tmp_path, f"{accept}-{i}", max_rollouts=budget, accept=accept)
         s = result.summary
-        need = search.acceptance.round_rollouts(12, 2)
+        rule = search.acceptance
         assert s["rollouts"] <= budget
-        per_round = rows_by_round(result)
-        looks = search.acceptance.looks(2)
-        assert all(n == looks for r, n in per_round.items() if r > 0), per_round  # no round cut off
+        per_round = [n for r, n in sorted(rows_by_round(result).items()) if r > 0]
+        # every round holds all the looks of 2 proposals, or, once the rest cannot pay for that, of 1:
+        # narrower, never cut off half-judged, and never wider again
+        assert all(n in (rule.looks(2), rule.looks(1)) for n in per_round), per_round
+        assert per_round == sorted(per_round, reverse=True), per_round
         reason = s.get("stop_reason") or ""
         if reason.startswith("budget:"):
-            assert budget - s["rollouts"] < need and f"{budget - s['rollouts']} rollouts left" in reason
+            assert budget - s["rollouts"] < rule.round_rollouts(12, 1) and f"{budget - s['rollouts']} rollouts left" in reason
         else:  # the only other way a budget-driven search ends here: the proposer has no new edit
             assert "no new edit" in reason, reason
         # whole rounds at the rule's most would have bought no more than it ran
-        assert s["rounds_done"] >= (budget - 12) // need
+        assert s["rounds_done"] >= (budget - 12) // rule.round_rollouts(12, 2)
+
+
+def test_the_budgets_last_rollouts_buy_a_narrower_round(tmp_path):
+    """A rest that pays for 1 of 2 proposals at the rule's most runs a round of 1, and says so."""
+    probe, _ = run(tmp_path, "probe", max_rollouts=12, accept="greedy")  # R0 only: the rule's figures
+    one, two = probe.acceptance.round_rollouts(12, 1), probe.acceptance.round_rollouts(12, 2)
+    search, result = run(tmp_path, "narrow", max_rollouts=12 + two + one, accept="greedy")
+    per_round = [n for r, n in sorted(rows_by_round(result).items()) if r > 0]
+    assert per_round == [2, 1], per_round  # toy's proposer has edits to spare for two rounds
+    assert result.summary["rollouts"] == 12 + two + one
+    assert "0 rollouts left" in result.summary["stop_reason"]
 
 
 def test_rounds_given_caps_the_rounds_and_neither_gives_eight(tmp_path):

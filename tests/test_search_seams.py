@@ -70,6 +70,10 @@ def test_no_round_of_any_rule_pays_more_than_its_round_rollouts(name, pairs):
         asyncio.run(rule.judge(inc.harness, [e.harness for e in looks], arena))
         paid = sum(len(ids) for h, ids in arena.paid_ids.items() if h != inc.harness.hash)
         assert paid <= rule.round_rollouts(len(arena.tasks), k), (name, seed, k, paid)
+    # a budget-driven search narrows a round to the most proposals the rest pays for: that search
+    # needs the figure non-decreasing in the proposals, and a round of one to cost something
+    figures = [rule.round_rollouts(2 * pairs, k) for k in range(1, 9)]
+    assert figures == sorted(figures) and figures[0] > 0, (name, figures)
 
 
 class DuckRule:

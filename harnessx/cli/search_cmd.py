@@ -138,7 +138,8 @@ def search(
     """Search harnesses: R0, then rounds of proposals judged on the search split, as many as the budget buys.
 
     With --max-rollouts or --max-cost and no --rounds, rounds run while the budget left pays for one
-    (so the budget sets how many candidates are looked at); --rounds caps them; with neither, 8 rounds.
+    (so the budget sets how many candidates are looked at; its last rollouts buy a round of fewer
+    proposals); --rounds caps them; with neither, 8 rounds.
 
     Writes runs/<name>/ (config, checkpoint, harnesses, ledger, rollouts, optuna.log, selected.yaml,
     summary.json) and MLflow runs under mlruns/. Held-out and independent splits are never used.

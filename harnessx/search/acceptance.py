@@ -150,9 +150,10 @@ class AcceptanceRule(ABC):
         return proposals
 
     def round_rollouts(self, tasks: int, proposals: int) -> int:
-        """The most rollouts (one seed) a round can pay on a split of `tasks` tasks: a budget-driven
-        search starts a round only when what is left of its budget covers this, so no round is cut
-        off half-judged. Default: every look on every task."""
+        """The most rollouts (one seed) a round of `proposals` can pay on a split of `tasks` tasks: a
+        budget-driven search gives a round the most proposals whose figure what is left of its budget
+        covers (none: it stops), so no round is cut off half-judged. Non-decreasing in `proposals`.
+        Default: every look on every task."""
         return self.looks(proposals) * tasks
 
     def restore(self, history: list[dict]) -> None:

@@ -49,18 +49,28 @@ def budget_left(budget: BudgetConfig, arena) -> int | None:
     return max(min(left), 0) if left else None
 
 
-def budget_short(budget: BudgetConfig, rule: AcceptanceRule, arena, seeds: int, round_no: int) -> str | None:
-    """In a budget-driven search (a budget, no --rounds), why round `round_no` does not start: what is
-    left of the budget does not cover the most a round can cost (the rule's `round_rollouts` on the
-    arena's tasks, times the seeds), so no round is cut off half-judged. None: it starts (always with
-    --rounds, whose rounds a budget only caps). A dollar budget over rollouts that cost nothing so far
-    (a simulated model) bounds nothing: then the rounds are DEFAULT_ROUNDS, as without a budget."""
+def round_proposals(budget: BudgetConfig, rule: AcceptanceRule, arena, seeds: int, round_no: int) -> tuple[int, str | None]:
+    """How many proposals (`--proposals` units, before the rule's `looks`) round `round_no` may have,
+    and, when fewer than asked, why. With --rounds (a budget only caps them) or no budget: all of
+    them. In a budget-driven search (a budget, no --rounds): the most whose round the rest of the
+    budget covers at the rule's most (its `round_rollouts` on the arena's tasks, times the seeds),
+    so no round is cut off half-judged and the budget's last rollouts buy a narrower round rather
+    than none; 0: the round does not start. A dollar budget over rollouts that cost nothing so far (a
+    simulated model) bounds nothing: then the rounds are DEFAULT_ROUNDS, as without a budget."""
+    asked = budget.proposals
     if not budget.budgeted:
-        return None
+        return asked, None
     left = budget_left(budget, arena)
     if left is None:
-        return None if round_no <= DEFAULT_ROUNDS else (
-            f"--max-cost bounds nothing at $0 per rollout so far: {DEFAULT_ROUNDS} rounds, as without a budget")
-    need = rule.round_rollouts(len(arena.tasks), budget.proposals) * seeds
-    return None if left >= need else (f"{left} rollouts left, and a round may need up to {need} "
-                                      "(the budget sets how many rounds run: no --rounds)")
+        return (asked, None) if round_no <= DEFAULT_ROUNDS else (
+            0, f"--max-cost bounds nothing at $0 per rollout so far: {DEFAULT_ROUNDS} rounds, as without a budget")
+    def need(k: int) -> int:
+        return rule.round_rollouts(len(arena.tasks), k) * seeds
+    fits = next((k for k in range(asked, 0, -1) if need(k) <= left), 0)
+    if fits == asked:
+        return asked, None
+    if fits:
+        return fits, (f"{left} rollouts left pay for {fits} of {asked} proposals (a round of {asked} may need up "
+                      f"to {need(asked)})")
+    return 0, (f"{left} rollouts left, and a round may need up to {need(1)} "
+               "(the budget sets how many rounds run: no --rounds)")

@@ -31,7 +31,7 @@ from harnessx.search.breaker import CircuitBreaker, ModelOutage
 from harnessx.search.certify import CertifyConfig, claim_line, claim_metrics, search_claim
 from harnessx.search.config import SearchConfig
 from harnessx.search.uris import absolute_uri, check_stores
-from harnessx.search.budget import budget_left, budget_short
+from harnessx.search.budget import budget_left, round_proposals
 from harnessx.search.distributed import search_executor
 from harnessx.search.headline import headline_metric, headline_of
 from harnessx.search.judged import judged_on, now
@@ -197,15 +197,18 @@ class Search:
         inc_eval = await self.acceptance.incumbent_evaluation(incumbent, arena)
 
         for round_no in range(state["round"] + 1, self.config.budget.rounds_limit + 1):
-            if short := budget_short(self.config.budget, self.acceptance, arena, len(self.config.seeds), round_no):
+            asked, short = round_proposals(self.config.budget, self.acceptance, arena, len(self.config.seeds), round_no)
+            if not asked:
                 state["stop_reason"] = f"budget: {short}"
                 self.reporter.note(f"stopping before round {round_no}: {short}")
                 break
+            if short:
+                self.reporter.note(f"round {round_no}: {short}")
             self.reporter.round_started(round_no)
             ctx = RoundContext(round_no, self.objective, self.space, incumbent, inc_eval, tuple(history),
                                runner.trajectory, self.config.run.seed, arena)
             try:  # a proposer that evaluates (gepa) meets the same hard caps as the acceptance rule
-                proposals = self.proposer.propose(ctx, self.acceptance.looks(self.config.budget.proposals))
+                proposals = self.proposer.propose(ctx, self.acceptance.looks(asked))
                 dropped = list(self.proposer.dropped)  # drafts the proposer refused, with reasons
                 for reason in dropped:
                     self.reporter.note(f"round {round_no}: proposal dropped: {reason}")

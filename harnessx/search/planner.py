@@ -157,7 +157,8 @@ def rollout_line(p: Plan) -> str:
                                       "minibatch)" if looks(c) != c.proposals else "")
                 + f" while the budget left pays for a round at the rule's most ({p.rollouts_per_round}; rule "
                 f"{c.accept}'s schedule, {p.per_candidate} per full evaluation): at least {p.rounds} rounds, more "
-                f"when rounds cost less than that, as they usually do; up to {p.rollouts} rollouts")
+                f"when rounds cost less than that, as they usually do, and a narrower last round with what is left; "
+                f"up to {p.rollouts} rollouts")
     return ((f"budget: {p.budget_rollouts} rollouts" if p.budget_rollouts is not None else "budget: no cap")
             + (f" (${c.max_cost:.2f} at ${c.cost_per_rollout:.5f} per rollout)" if c.max_cost is not None else "")
             + f" buys R0 + {p.rounds} rounds x {c.proposals} proposals x {c.epochs} seed(s) on {c.tasks} tasks"

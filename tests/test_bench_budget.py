@@ -1,0 +1,26 @@
+"""bench/search_efficiency.py --max-rollouts: the default (and its bench-only designs) get the budget
+and no --rounds, so the budget sets their rounds as a user's `--max-rollouts N` does; the paper
+protocol and every other strategy keep --rounds (their rollouts are the reference the budget is a
+share of)."""
+
+from __future__ import annotations
+
+import sys
+from argparse import Namespace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+from search_efficiency import DESIGNS, budget  # noqa: E402
+
+from harnessx.search import SearchConfig  # noqa: E402
+
+
+def test_only_the_default_and_its_designs_are_budget_driven():
+    args = Namespace(rounds=6, max_rollouts=973)
+    for rule in ("default", *DESIGNS):
+        config = SearchConfig.of(**budget(rule, args))
+        assert config.budget.budgeted and config.budget.max_rollouts == 973 and config.budget.rounds is None
+    for rule in ("greedy", "paired", "prior", "oracle", "composite"):
+        assert budget(rule, args) == {"rounds": 6}
+    assert budget("default", Namespace(rounds=6, max_rollouts=None)) == {"rounds": 6}
