@@ -33,6 +33,21 @@ def draws(found: list[dict]) -> str:
     return f"{numbers[0]}-{numbers[-1]}" if numbers else "none"
 
 
+def fill_in(report: list[dict], reference: Path | None) -> list[str]:
+    """Fill each job's rows the run did not run from `reference`, an earlier run of the same jobs (rows
+    a design change cannot move: the paper's protocol); the strategies borrowed."""
+    if reference is None:
+        return []
+    earlier = {(j["env"], j["profile"], j["rho"], j["seed"]): j for j in jobs(reference)}
+    borrowed: list[str] = []
+    for job in report:
+        other = earlier[(job["env"], job["profile"], job["rho"], job["seed"])]
+        missing = [k for k in other["rows"] if k not in job["rows"]]
+        job["rows"] = {**{k: other["rows"][k] for k in missing}, **job["rows"]}
+        borrowed = missing
+    return borrowed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--report", type=Path, required=True, help="the report draws' run folder")
@@ -41,19 +56,16 @@ def main() -> None:
     parser.add_argument("--reference", type=Path, default=None,
                         help="a run folder of the same report draws whose strategies the --report run did not run "
                              "(the paper's protocol, which no default option changes) fill in each job's rows")
+    parser.add_argument("--budgeted", type=Path, default=None,
+                        help="a run folder of the same report draws with the default given --max-rollouts (its "
+                             "rounds from the budget), shown beside the report")
     parser.add_argument("--defaults", default="",
                         help="the default rule's options in the code the runs used, e.g. design=promote,move_p=0.3,gate=0")
     parser.add_argument("--out", type=Path, default=Path(__file__).with_name("worlds.json"))
     args = parser.parse_args()
     defaults = dict(kv.split("=", 1) for kv in filter(None, args.defaults.split(",")))
-    report, borrowed = jobs(args.report), []
-    if args.reference is not None:  # rows a design change cannot move, from an earlier run of the same jobs
-        earlier = {(j["env"], j["profile"], j["rho"], j["seed"]): j for j in jobs(args.reference)}
-        for job in report:
-            other = earlier[(job["env"], job["profile"], job["rho"], job["seed"])]
-            missing = [k for k in other["rows"] if k not in job["rows"]]
-            job["rows"] = {**{k: other["rows"][k] for k in missing}, **job["rows"]}
-            borrowed = missing
+    report = jobs(args.report)
+    borrowed = fill_in(report, args.reference)
     variants = {}
     for item in args.design:
         label, _, folder = item.partition("=")
@@ -62,6 +74,11 @@ def main() -> None:
     data = {"report": {"draws": draws(report), "default": options(report[0], defaults),
                        "strategies": list(report[0]["rows"]), "borrowed": borrowed, "jobs": report},
             "design": {"draws": draws(next(iter(variants.values()))["jobs"]), "variants": variants}}
+    if args.budgeted is not None:  # the same draws with the default budget-driven (--max-rollouts)
+        found = jobs(args.budgeted)
+        data["budgeted"] = {"draws": draws(found), "default": options(found[0], defaults),
+                            "max_rollouts": found[0]["settings"]["max_rollouts"],
+                            "borrowed": fill_in(found, args.reference), "jobs": found}
     args.out.write_text(json.dumps(data, indent=None, separators=(",", ":")) + "\n", encoding="utf-8")
     print(f"{args.out}: report {len(report)} jobs (draws {data['report']['draws']}), design "
           + ", ".join(f"{k} {len(v['jobs'])} jobs ({v['options']})" for k, v in variants.items()))

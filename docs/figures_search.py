@@ -103,24 +103,36 @@ def _summaries(jobs: list[dict]) -> list[dict]:
 
 def worlds_report(w=None) -> str:
     """The report draws (never used to choose a design): each strategy's mean held-out ground-truth gain
-    across the worlds [95% bootstrap CI across worlds] and mean rollouts, then #48's targets."""
+    across the worlds [95% bootstrap CI across worlds] and mean rollouts, then #48's targets; then the
+    same draws with the default budget-driven (`--max-rollouts`), when that run is in the file."""
+    data = json.loads(WORLDS_FILE.read_text(encoding="utf-8"))
+    report = data["report"]
+    lines = [f"{len(report['jobs'])} drawn worlds (draws {report['draws']}), retail, rho 0.5, 1 search seed each; "
+             f"default = {report['default']}{_borrowed(report)}", "", *_report_block(report)]
+    if "budgeted" in data:
+        b = data["budgeted"]
+        lines += ["", f"The same draws with a budget, --max-rollouts {b['max_rollouts']} (the default's rounds from "
+                      f"the budget; GEPA on what it spent){_borrowed(b)}", "", *_report_block(b)]
+    return "```text\n" + "\n".join(lines) + "\n```"
+
+
+def _borrowed(run: dict) -> str:
+    return (f"; {', '.join(run['borrowed'])} rows from an earlier run of the same jobs (no option of the default "
+            "moves them)" if run.get("borrowed") else "")
+
+
+def _report_block(run: dict) -> list[str]:
     from efficiency_targets import mean_ci
     from world_targets import world_report
 
-    data = json.loads(WORLDS_FILE.read_text(encoding="utf-8"))["report"]
-    summaries = _summaries(data["jobs"])
-    borrowed = (f"; {', '.join(data['borrowed'])} rows from an earlier run of the same jobs (no option of the "
-                "default moves them)" if data.get("borrowed") else "")
-    lines = [f"{len(summaries)} drawn worlds (draws {data['draws']}), retail, rho 0.5, 1 search seed each; "
-             f"default = {data['default']}{borrowed}", "",
-             f"{'strategy':10} {'held-out GT gain [95% CI across worlds]':>40} {'mean rollouts':>14}"]
-    for name in data["strategies"]:
+    summaries = _summaries(run["jobs"])
+    lines = [f"{'strategy':10} {'held-out GT gain [95% CI across worlds]':>40} {'mean rollouts':>14}"]
+    for name in run.get("strategies") or list(run["jobs"][0]["rows"]):
         gains = [s["strategies"][name]["mean"]["gain_heldout"] for s in summaries]
         rollouts = statistics.mean(s["strategies"][name]["mean"]["rollouts"] for s in summaries)
         mean, lo, hi = mean_ci(gains)
         lines.append(f"{name:10} {f'{mean:+.3f} [{lo:+.3f}, {hi:+.3f}]':>40} {rollouts:>14.0f}")
-    lines += [""] + [line.strip() for line in world_report(summaries, "default") if not line.startswith("==")]
-    return "```text\n" + "\n".join(lines) + "\n```"
+    return lines + [""] + [line.strip() for line in world_report(summaries, "default") if not line.startswith("==")]
 
 
 def worlds_design(w=None) -> str:
