@@ -16,7 +16,10 @@ from __future__ import annotations
 import math
 import statistics
 
+import numpy as np
 from efficiency_targets import mean_ci
+
+from harnessx.stats.bootstrap import bootstrap_ci
 
 BEHIND = 0.05
 
@@ -35,6 +38,20 @@ def per_world(summaries: list[dict], env: str, rho: float) -> dict[str, dict[str
 def _ci_text(values: list[float]) -> str:
     mean, lo, hi = mean_ci(values)
     return f"{mean:+.3f} [{lo:+.3f}, {hi:+.3f}]" if math.isfinite(lo) else f"{mean:+.3f} [n/a]"
+
+
+def _ratio_ci(cand: list[float], paper: list[float]) -> str:
+    """ [lo, hi]: the 95% bootstrap CI across worlds of mean(cand) / mean(paper), resampling worlds
+    (paired); empty when it is undefined (fewer than 2 worlds, or resamples with no paper gain)."""
+    a, b = np.asarray(cand, dtype=float), np.asarray(paper, dtype=float)
+    if a.size < 2:
+        return ""
+    try:
+        _, lo, hi = bootstrap_ci(lambda idx: float(a[idx].mean() / b[idx].mean()) if b[idx].mean() else float("nan"),
+                                 a.size, n_resamples=2000)
+    except ValueError:  # undefined on every resample: the paper gained nothing anywhere
+        return ""
+    return f" [{lo:.2f}, {hi:.2f}]" if math.isfinite(lo) and math.isfinite(hi) else ""
 
 
 def world_report(summaries: list[dict], candidate: str = "default") -> list[str]:
@@ -63,8 +80,8 @@ def world_report(summaries: list[dict], candidate: str = "default") -> list[str]
             spent = (statistics.mean(w[candidate]["rollouts"] for w in worlds.values())
                      / statistics.mean(w["paper"]["rollouts"] for w in worlds.values()))
             ok = ratio >= 0.9 and spent <= 0.4
-            lines.append(f"  paper: {_ci_text(paper)}; {candidate}/paper gain {ratio:.2f} at {spent:.2f} of its "
-                         f"rollouts: {'met' if ok else 'missed'} (target: >= 0.90 at <= 0.40)")
+            lines.append(f"  paper: {_ci_text(paper)}; {candidate}/paper gain {ratio:.2f}{_ratio_ci(cand, paper)} at "
+                         f"{spent:.2f} of its rollouts: {'met' if ok else 'missed'} (target: >= 0.90 at <= 0.40)")
         harmful = sum(w[candidate]["harmful"] for w in worlds.values())
         rounds = sum(w[candidate]["rounds"] for w in worlds.values())
         if rounds:
