@@ -2,7 +2,8 @@
 file docs/figures.py renders the design and report tables from (the runs take an hour; the figures
 are recomputed from their jobs, so `docs/figures.py --check` compares them like any other).
 
-    python bench/worlds_collect.py --report runs/report --design A=runs/design-a B=runs/design-b ...
+    python bench/worlds_collect.py --report runs/report --design A=runs/design-a B=runs/design-b ... \
+        [--reference runs/earlier-report] [--budgeted runs/report-at-a-budget]
 
 Each run folder's jobs.jsonl is read as written (one line per finished job, with the settings that
 shaped it); a design variant's label is the name the table gives it, its options are read from the
@@ -33,6 +34,14 @@ def draws(found: list[dict]) -> str:
     return f"{numbers[0]}-{numbers[-1]}" if numbers else "none"
 
 
+def shipped_defaults() -> dict[str, object]:
+    """The default rule's options in this code (what a run given no --default ran with)."""
+    from harnessx.search.explore import ExploreSettings
+
+    shipped = ExploreSettings()
+    return {"design": shipped.design, "gate": shipped.gate, "move_p": shipped.move_p}
+
+
 def fill_in(report: list[dict], reference: Path | None) -> list[str]:
     """Fill each job's rows the run did not run from `reference`, an earlier run of the same jobs (rows
     a design change cannot move: the paper's protocol); the strategies borrowed."""
@@ -59,6 +68,8 @@ def main() -> None:
     parser.add_argument("--budgeted", type=Path, default=None,
                         help="a run folder of the same report draws with the default given --max-rollouts (its "
                              "rounds from the budget), shown beside the report")
+    parser.add_argument("--budgeted-defaults", default=",".join(f"{k}={v}" for k, v in shipped_defaults().items()),
+                        help="the default rule's options in the code the --budgeted run used (default: this code's)")
     parser.add_argument("--defaults", default="",
                         help="the default rule's options in the code the runs used, e.g. design=promote,move_p=0.3,gate=0")
     parser.add_argument("--out", type=Path, default=Path(__file__).with_name("worlds.json"))
@@ -76,7 +87,8 @@ def main() -> None:
             "design": {"draws": draws(next(iter(variants.values()))["jobs"]), "variants": variants}}
     if args.budgeted is not None:  # the same draws with the default budget-driven (--max-rollouts)
         found = jobs(args.budgeted)
-        data["budgeted"] = {"draws": draws(found), "default": options(found[0], defaults),
+        shipped = dict(kv.split("=", 1) for kv in filter(None, args.budgeted_defaults.split(",")))
+        data["budgeted"] = {"draws": draws(found), "default": options(found[0], shipped),
                             "max_rollouts": found[0]["settings"]["max_rollouts"],
                             "borrowed": fill_in(found, args.reference), "jobs": found}
     args.out.write_text(json.dumps(data, indent=None, separators=(",", ":")) + "\n", encoding="utf-8")
