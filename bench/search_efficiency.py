@@ -333,7 +333,7 @@ def main() -> None:
     args = parser.parse_args()
     text = args.default  # the default rule's options, as name=number pairs
     try:
-        options = {k: (v if k == "design" else float(v)) for k, v in
+        options = {k: (v if k in ("design", "confirm") else float(v)) for k, v in
                    (kv.split("=", 1) for kv in filter(None, text.split(",")))}
     except ValueError:
         parser.error(f"--default {text!r}: expected name=number pairs, e.g. screen=12,move_p=0.3")

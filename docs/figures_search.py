@@ -61,6 +61,11 @@ SEARCH_COMMAND = ("python bench/search_efficiency.py --envs terminal --worlds ba
                   "--strategies default --gt-epochs 1 --terminal-heldout-tasks 64 --terminal-tasks 128")
 
 
+# the results.json of each run: the shipped default on 20 and on all search tasks, then the same two
+# runs of the default before #48 (promote, move p < 0.3, no gate), kept to compare
+TERMINAL_RUNS = ("before", "after", "prior_before", "prior_after")
+
+
 def terminal_search(w=None) -> str:
     """The default's searches on 20 and on all 107 terminal search tasks, judged on the full held-out
     split: held-out ground-truth gain per seed, and its share of the best measured edit's gain there."""
@@ -68,9 +73,10 @@ def terminal_search(w=None) -> str:
 
     runs = json.loads(SEARCH_FILE.read_text(encoding="utf-8"))
     measured = {r["world"]: bench.Outcomes.of(r) for r in json.loads(POWER_FILE.read_text(encoding="utf-8"))["records"]}
-    lines = ["| world | search tasks | rollouts (mean) | held-out GT gain per seed | mean | share of the best single edit's "
-             "held-out gain | share of the best measured harness's |", "|" + "---|" * 7]
-    for label in ("before", "after"):
+    lines = ["| default | world | search tasks | rollouts (mean) | held-out GT gain per seed | mean | share of the best "
+             "single edit's held-out gain | share of the best measured harness's |", "|" + "---|" * 8]
+    for label in TERMINAL_RUNS:
+        rule = "pre-#48" if label.startswith("prior") else "shipped"
         for group in runs.get(label, {}).get("groups", []):
             data = measured[group["profile"]]
             best = max(data.edits(), key=lambda k: (data.mean_gain(k, "search"), k))
@@ -78,7 +84,7 @@ def terminal_search(w=None) -> str:
             s = group["strategies"]["default"]
             gains, mean = s["per_seed"]["gain_heldout"], s["mean"]["gain_heldout"]
             n = min(group["sizes"]["search"], len(data.feasible["search"]))  # a size past a stratum takes all of it
-            lines.append(f"| {group['profile']} | {n} | {s['mean']['rollouts']:.0f} | "
+            lines.append(f"| {rule} | {group['profile']} | {n} | {s['mean']['rollouts']:.0f} | "
                          f"{', '.join(f'{g:+.3f}' for g in gains)} (seeds {', '.join(map(str, group['seeds']))}) | "
                          f"{mean:+.3f} | {mean / data.mean_gain(best, 'heldout'):.2f} of {data.mean_gain(best, 'heldout'):+.3f} | "
                          f"{mean / data.mean_gain(top, 'heldout'):.2f} of {data.mean_gain(top, 'heldout'):+.3f} |")

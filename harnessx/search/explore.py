@@ -52,6 +52,7 @@ from harnessx.search.arena import Arena
 from harnessx.search.veto import p_harmed, vetoes
 
 DESIGNS = ("promote", "halving", "window")
+CONFIRM = ("fresh", "all")  # what a climber at the whole split is moved on
 FAILING_SHARE = 0.75  # of the screen's pairs, taken where the incumbent failed
 DEFAULT_GATE = 4  # tasks of the minibatch gate (docs/search-benchmarks.md, "Breadth and pairs")
 
@@ -66,6 +67,9 @@ class ExploreSettings:
     move_p: float = 0.5       # move when the climber's one-sided paired p on the whole split is below this
     veto_alpha: float = 0.05  # the harm veto's level (a stratum or false abstention worse at p < this)
     futility: float = 0.0     # a climber whose mean difference is not above this stops
+    confirm: str = "all"      # all: the move's test and harm veto on the whole split; fresh: on the tasks past
+    #                           the screen (not those that chose the climber), when there are at least 2 (measured
+    #                           on small splits, docs/search-benchmarks.md "Terminal"; not yet the default)
     gate: int | None = None   # > 0: breadth -- screen/gate times as many proposals, each first on a minibatch of
     #                           `gate` tasks; only the best `--proposals` not worse than the incumbent there go on;
     #                           0: off; None: DEFAULT_GATE (off with design window, which has no screen to gate)
@@ -81,6 +85,7 @@ class ExploreSettings:
         checks = [("screen", self.screen >= 2, "at least 2 tasks"), ("design", self.design in DESIGNS,
                   " or ".join(DESIGNS)), ("move_p", 0 < self.move_p <= 1, "in (0, 1]"),
                   ("veto_alpha", 0 < self.veto_alpha < 1, "in (0, 1)"),
+                  ("confirm", self.confirm in CONFIRM, " or ".join(CONFIRM)),
                   ("gate", self.gate == 0 or 2 <= self.gate <= self.screen and self.design != "window",
                    "0 (off) or 2 .. screen tasks (not with design window)")]
         for name, ok, expected in checks:
@@ -155,7 +160,8 @@ class Explore(AcceptanceRule):
                 verdicts[i].reason = f"stopped at {stage}: mean Δ = {means[i]:+.3f}, not above {s.futility:+.3f}"
             if len(tasks) >= n:
                 if ahead:
-                    self._move(verdicts, ahead[0], Paired.of(verdicts[ahead[0]].evaluation, inc, key), strata)
+                    self._move(verdicts, ahead[0], *self._evidence(verdicts[ahead[0]].evaluation, inc, key, screen),
+                               strata)
                 for i in ahead[1:]:
                     verdicts[i].undecided = True
                     verdicts[i].reason = f"ahead at {stage} (mean Δ = {means[i]:+.3f}) but another climber was further"
@@ -211,20 +217,32 @@ class Explore(AcceptanceRule):
         for i in set(means) - set(ahead):
             verdicts[i].reason = f"behind at {stage}: mean Δ = {means[i]:+.3f}, not above {self.settings.futility:+.3f}"
         if ahead:
-            self._move(verdicts, ahead[0], pairs[ahead[0]], strata)
+            self._move(verdicts, ahead[0], pairs[ahead[0]], "", strata)
         for i in ahead[1:]:
             verdicts[i].undecided = True
             verdicts[i].reason = f"ahead at {stage} (mean Δ = {means[i]:+.3f}) but another proposal was further"
         return [verdicts[i] for i in range(len(proposals))]
 
-    def _move(self, verdicts: dict[int, Verdict], i: int, paired: Paired, strata: tuple[str, ...]) -> None:
+    def _evidence(self, ev: Evaluation, inc: Evaluation, key: str, screen: list) -> tuple[Paired, str]:
+        """What a climber at the whole split is moved on, and where that is: with `confirm` fresh, the
+        tasks past the screen (those that chose it read high by selection: on a small split they are most
+        of it, and a lucky harmful edit would be moved to on its own luck), else the whole split."""
+        paired = Paired.of(ev, inc, key)
+        chose = {t.id for t in screen}
+        fresh = [t for t in paired.per_task if t not in chose]
+        if self.settings.confirm == "fresh" and len(fresh) >= 2 and len(fresh) < len(paired.per_task):
+            return paired.subset(fresh), f"on the {len(fresh)} tasks past the screen"
+        return paired, ""
+
+    def _move(self, verdicts: dict[int, Verdict], i: int, paired: Paired, where: str, strata: tuple[str, ...]) -> None:
         s, verdict = self.settings, verdicts[i]
         mean, p = paired.test()
         verdict.p_value = verdict.p_adjusted = p
-        where = "on the whole split" if verdict.stage == "full" else f"at {verdict.stage}"
+        where = where or ("on the whole split" if verdict.stage == "full" else f"at {verdict.stage}")
         vetoed = vetoes(paired, strata, p_harmed(s.veto_alpha))
         if vetoed:
-            verdict.reason = f"not moved: mean Δ = {mean:+.3f} but {'/'.join(vetoed)} worse (p_harm < {s.veto_alpha:g})"
+            verdict.reason = (f"not moved: mean Δ = {mean:+.3f} {where} but {'/'.join(vetoed)} worse "
+                              f"(p_harm < {s.veto_alpha:g})")
         elif p >= s.move_p:
             verdict.undecided = True
             verdict.reason = f"not moved: mean Δ = {mean:+.3f} {where}, p = {p:.3f} >= {s.move_p:g}"
