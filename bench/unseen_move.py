@@ -1,5 +1,5 @@
 """`unseen` (a bench-only design name, kept so the runs that measured it re-run): `explore` whose move
-is decided on the tasks the round's screen did not see: the rule's `confirm = "fresh"`
+is decided on the tasks the round's screen did not see: the rule's `confirm = "unseen"`
 (harnessx/search/explore.py), which this name pins whatever --default's `confirm` says.
 
 Why it was tried: the rule decided a move on the climber's paired differences over the whole
@@ -25,4 +25,4 @@ class UnseenMove(Explore):
         super().__init__(settings, **options)
         if self.settings.design == "window":
             raise ValueError("unseen: the window design has no screen to leave out")
-        self.settings = replace(self.settings, confirm="fresh")
+        self.settings = replace(self.settings, confirm="unseen")

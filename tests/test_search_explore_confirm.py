@@ -1,4 +1,4 @@
-"""`confirm` fresh: the default rule's move confirmed on tasks that did not choose the climber (#48):
+"""`confirm` unseen: the default rule's move confirmed on tasks that did not choose the climber (#48):
 the screen picks the climber, the rungs stop it, but the move's test and harm veto see only the
 tasks past the screen. Class: an edit that reads ahead only where it was selected -- on a
 small split, where the screen is most of it, such an edit can be a harmful one that was lucky there.
@@ -42,7 +42,7 @@ def verdict(rule, inc, challenger):
 
 @pytest.mark.parametrize("pairs", [10, 12, 20, 40])
 def test_an_edit_ahead_only_where_it_was_chosen_is_not_moved_to(pairs):
-    """Gains on the screen, a net loss past it: `confirm=fresh` never moves; `confirm=all` (the shipped
+    """Gains on the screen, a net loss past it: `confirm=unseen` never moves; `confirm=all` (the shipped
     default) is moved by the screen's gains whenever they outweigh the loss on the whole split."""
     tasks = make_tasks(pairs)
     moved_before = 0
@@ -57,10 +57,10 @@ def test_an_edit_ahead_only_where_it_was_chosen_is_not_moved_to(pairs):
         if not lost:
             continue
         challenger = challenger_of(inc, tasks, chose, {t: 0 for t in lost}, f"lucky-{seed}")
-        fresh = verdict(Explore(confirm="fresh"), inc, challenger)
-        assert not fresh.accepted, (pairs, seed, fresh.reason)
-        if fresh.reason.startswith("not moved: mean"):  # it led at the whole split: judged past the screen
-            assert f"on the {len(past)} tasks past the screen" in fresh.reason, fresh.reason
+        unseen = verdict(Explore(confirm="unseen"), inc, challenger)
+        assert not unseen.accepted, (pairs, seed, unseen.reason)
+        if unseen.reason.startswith("not moved: mean"):  # it led at the whole split: judged past the screen
+            assert f"on the {len(past)} tasks past the screen" in unseen.reason, unseen.reason
         moved_before += verdict(Explore(confirm="all"), inc, challenger).accepted
     assert moved_before > 0 if pairs <= 12 else True  # where the screen is most of the split, `all` falls for it
 
@@ -73,7 +73,7 @@ def test_a_gain_past_the_screen_is_still_moved_to():
     chose = {t.id for t in screen}
     gains = {t.id: 1 for t in order if t.id not in chose and inc.per_task_success()[t.id] < 1}
     assert gains
-    v = verdict(Explore(confirm="fresh"), inc, challenger_of(inc, tasks, chose, gains, "real"))
+    v = verdict(Explore(confirm="unseen"), inc, challenger_of(inc, tasks, chose, gains, "real"))
     assert v.accepted and "past the screen" in v.reason
 
 
@@ -81,13 +81,13 @@ def test_a_split_no_larger_than_the_screen_is_judged_on_all_of_it():
     rng, pairs = random.Random(3), 6  # 12 tasks: the screen is the split, nothing is past it
     tasks = make_tasks(pairs)
     inc = evaluation("inc", tasks, flags(rng, 0.4, pairs), flags(rng, 0.5, pairs))
-    v = verdict(Explore(confirm="fresh"), inc, challenger_of(inc, tasks, {t.id for t in tasks}, {}, "all-screen"))
+    v = verdict(Explore(confirm="unseen"), inc, challenger_of(inc, tasks, {t.id for t in tasks}, {}, "all-screen"))
     assert v.accepted and "on the whole split" in v.reason
 
 
 def test_unseen_pins_confirm_fresh_and_refuses_the_window_design():
     assert ExploreSettings().confirm == "all"  # the shipped default until the report draws are run with it
-    assert UnseenMove(confirm="all").settings.confirm == "fresh"
+    assert UnseenMove(confirm="all").settings.confirm == "unseen"
     with pytest.raises(ValueError, match="no screen"):
         UnseenMove(design="window")
     with pytest.raises(InputError):

@@ -52,7 +52,7 @@ from harnessx.search.arena import Arena
 from harnessx.search.veto import p_harmed, vetoes
 
 DESIGNS = ("promote", "halving", "window")
-CONFIRM = ("fresh", "all")  # what a climber at the whole split is moved on
+CONFIRM = ("all", "unseen")  # what a climber at the whole split is moved on
 FAILING_SHARE = 0.75  # of the screen's pairs, taken where the incumbent failed
 DEFAULT_GATE = 4  # tasks of the minibatch gate (docs/search-benchmarks.md, "Breadth and pairs")
 
@@ -67,7 +67,7 @@ class ExploreSettings:
     move_p: float = 0.5       # move when the climber's one-sided paired p on the whole split is below this
     veto_alpha: float = 0.05  # the harm veto's level (a stratum or false abstention worse at p < this)
     futility: float = 0.0     # a climber whose mean difference is not above this stops
-    confirm: str = "all"      # all: the move's test and harm veto on the whole split; fresh: on the tasks past
+    confirm: str = "all"      # all: the move's test and harm veto on the whole split; unseen: on the tasks past
     #                           the screen (not those that chose the climber), when there are at least 2 (measured
     #                           on small splits, docs/search-benchmarks.md "Terminal"; not yet the default)
     gate: int | None = None   # > 0: breadth -- screen/gate times as many proposals, each first on a minibatch of
@@ -224,14 +224,14 @@ class Explore(AcceptanceRule):
         return [verdicts[i] for i in range(len(proposals))]
 
     def _evidence(self, ev: Evaluation, inc: Evaluation, key: str, screen: list) -> tuple[Paired, str]:
-        """What a climber at the whole split is moved on, and where that is: with `confirm` fresh, the
+        """What a climber at the whole split is moved on, and where that is: with `confirm` unseen, the
         tasks past the screen (those that chose it read high by selection: on a small split they are most
         of it, and a lucky harmful edit would be moved to on its own luck), else the whole split."""
         paired = Paired.of(ev, inc, key)
         chose = {t.id for t in screen}
-        fresh = [t for t in paired.per_task if t not in chose]
-        if self.settings.confirm == "fresh" and len(fresh) >= 2 and len(fresh) < len(paired.per_task):
-            return paired.subset(fresh), f"on the {len(fresh)} tasks past the screen"
+        past = [t for t in paired.per_task if t not in chose]
+        if self.settings.confirm == "unseen" and len(past) >= 2 and len(past) < len(paired.per_task):
+            return paired.subset(past), f"on the {len(past)} tasks past the screen"
         return paired, ""
 
     def _move(self, verdicts: dict[int, Verdict], i: int, paired: Paired, where: str, strata: tuple[str, ...]) -> None:
