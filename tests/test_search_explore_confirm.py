@@ -75,6 +75,10 @@ def test_a_gain_past_the_screen_is_still_moved_to():
     assert gains
     v = verdict(Explore(confirm="unseen"), inc, challenger_of(inc, tasks, chose, gains, "real"))
     assert v.accepted and "past the screen" in v.reason
+    # the row's evidence is the tasks it was moved on, all of it: mean, p and CI agree
+    past = len(tasks) - len(chose)
+    assert v.mean_diff == pytest.approx(len(gains) / past) and f"mean Δ = {v.mean_diff:+.3f}" in v.reason
+    assert v.ci[0] <= v.mean_diff <= v.ci[1]
 
 
 def test_a_split_no_larger_than_the_screen_is_judged_on_all_of_it():
@@ -85,10 +89,12 @@ def test_a_split_no_larger_than_the_screen_is_judged_on_all_of_it():
     assert v.accepted and "on the whole split" in v.reason
 
 
-def test_unseen_pins_confirm_fresh_and_refuses_the_window_design():
+def test_unseen_pins_confirm_unseen_and_both_refuse_the_window_design():
     assert ExploreSettings().confirm == "all"  # the shipped default until the report draws are run with it
     assert UnseenMove(confirm="all").settings.confirm == "unseen"
     with pytest.raises(ValueError, match="no screen"):
         UnseenMove(design="window")
     with pytest.raises(InputError):
         ExploreSettings(confirm="screen")
+    with pytest.raises(InputError, match="not with design window"):
+        ExploreSettings(confirm="unseen", design="window")

@@ -68,7 +68,7 @@ class ExploreSettings:
     veto_alpha: float = 0.05  # the harm veto's level (a stratum or false abstention worse at p < this)
     futility: float = 0.0     # a climber whose mean difference is not above this stops
     confirm: str = "all"      # all: the move's test and harm veto on the whole split; unseen: on the tasks past
-    #                           the screen (not those that chose the climber), when there are at least 2 (measured
+    #                           the screen (which chose the climber), when there are at least 2 (measured
     #                           on small splits, docs/search-benchmarks.md "Terminal"; not yet the default)
     gate: int | None = None   # > 0: breadth -- screen/gate times as many proposals, each first on a minibatch of
     #                           `gate` tasks; only the best `--proposals` not worse than the incumbent there go on;
@@ -85,7 +85,8 @@ class ExploreSettings:
         checks = [("screen", self.screen >= 2, "at least 2 tasks"), ("design", self.design in DESIGNS,
                   " or ".join(DESIGNS)), ("move_p", 0 < self.move_p <= 1, "in (0, 1]"),
                   ("veto_alpha", 0 < self.veto_alpha < 1, "in (0, 1)"),
-                  ("confirm", self.confirm in CONFIRM, " or ".join(CONFIRM)),
+                  ("confirm", self.confirm in CONFIRM and not (self.confirm == "unseen" and self.design == "window"),
+                   " or ".join(CONFIRM) + " (unseen not with design window, which has no screen)"),
                   ("gate", self.gate == 0 or 2 <= self.gate <= self.screen and self.design != "window",
                    "0 (off) or 2 .. screen tasks (not with design window)")]
         for name, ok, expected in checks:
@@ -225,8 +226,10 @@ class Explore(AcceptanceRule):
 
     def _evidence(self, ev: Evaluation, inc: Evaluation, key: str, screen: list) -> tuple[Paired, str]:
         """What a climber at the whole split is moved on, and where that is: with `confirm` unseen, the
-        tasks past the screen (those that chose it read high by selection: on a small split they are most
-        of it, and a lucky harmful edit would be moved to on its own luck), else the whole split."""
+        tasks past the screen (the screen chose it, so it reads high there by selection: on a small split
+        the screen is most of it, and a lucky harmful edit would be moved to on its own luck), else the
+        whole split. The past tasks are not free of selection either: with `halving` they also rank the
+        climbers at the rungs and at the whole split; with fewer than 2 of them, the whole split."""
         paired = Paired.of(ev, inc, key)
         chose = {t.id for t in screen}
         past = [t for t in paired.per_task if t not in chose]
@@ -236,6 +239,8 @@ class Explore(AcceptanceRule):
 
     def _move(self, verdicts: dict[int, Verdict], i: int, paired: Paired, where: str, strata: tuple[str, ...]) -> None:
         s, verdict = self.settings, verdicts[i]
+        if where:  # judged on part of what it climbed on: the row's evidence is that part's, all of it
+            describe(verdict, paired, strata)
         mean, p = paired.test()
         verdict.p_value = verdict.p_adjusted = p
         where = where or ("on the whole split" if verdict.stage == "full" else f"at {verdict.stage}")
