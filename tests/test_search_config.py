@@ -13,7 +13,7 @@ from harnessx.search import Search
 from harnessx.search.config import BudgetConfig, ExecutionConfig, RunConfig, SearchConfig, TrackingConfig
 
 CONFIG_JSON_KEYS = {"objective", "env", "suite_options", "model", "api_base", "simulated", "proposer", "meta_model",
-                    "accept", "alpha", "rounds", "proposals", "epochs", "seeds", "sources", "task_ids", "temperature",
+                    "accept", "accept_options", "alpha", "rounds", "proposals", "epochs", "seeds", "sources", "task_ids", "temperature",
                     "top_p", "suite_hash", "search_space", "max_rollouts", "max_cost", "concurrency", "storage",
                     "tracking_uri", "created", "run_id"}
 

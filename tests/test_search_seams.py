@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import random
 
 import pytest
@@ -16,7 +17,7 @@ from harnessx.search.proposers import PROPOSERS, Proposer, make_proposer
 from harnessx.search.rules import ACCEPTANCE, make_acceptance, takes_alpha
 from test_search_acceptance import FakeArena, evaluation, make_tasks
 
-HOOKS = ("judge", "restore", "incumbent_evaluation", "looks", "round_rollouts")  # what harnessx/search/loop.py calls
+HOOKS = ("judge", "options", "restore", "incumbent_evaluation", "looks", "round_rollouts")  # what harnessx/search/loop.py calls
 
 
 @pytest.mark.parametrize("name", sorted(ACCEPTANCE))
@@ -26,6 +27,17 @@ def test_every_registered_rule_fills_the_seam(name):
     for hook in HOOKS:
         assert callable(getattr(rule, hook)), hook
         assert hook in vars(AcceptanceRule), f"{hook} is not declared on the base"
+
+
+@pytest.mark.parametrize("name", sorted(ACCEPTANCE))
+def test_every_rule_is_rebuilt_from_the_settings_it_records(name):
+    """config.json records `options()`, and a resume builds the rule again from them: they must be JSON
+    and give back the same rule settings, each one settable by --accept-option."""
+    base = {"alpha": 0.05} if takes_alpha(name) else {}
+    recorded = json.loads(json.dumps(make_acceptance(name, **base).options()))
+    assert make_acceptance(name, recorded, **base).options() == recorded
+    for key, value in recorded.items():  # one at a time, as a user gives them
+        assert make_acceptance(name, {key: value}, **base).options()[key] == value
 
 
 def test_the_base_declares_judge_abstract_and_defaults_the_other_hooks():
@@ -47,6 +59,7 @@ def test_the_base_declares_judge_abstract_and_defaults_the_other_hooks():
     assert seen.scorecard.joint.n == len(arena.tasks)  # the full split
     assert inspect.iscoroutinefunction(AcceptanceRule.incumbent_evaluation)
     assert rule.looks(3) == 3 and rule.round_rollouts(20, 3) == 60  # every look on every task
+    assert rule.options() == {}  # a rule without settings records none
 
 
 @pytest.mark.parametrize("name", sorted(ACCEPTANCE))

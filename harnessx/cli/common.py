@@ -24,6 +24,9 @@ ApiBaseOpt = typer.Option(None, "--api-base", help="OpenAI-compatible server URL
 ENVIRONMENTS = ", ".join(SUITES)  # every registered environment, for the --env help of every command
 EnvOpt = typer.Option(DEFAULT_ENV, "--env", help=f"Environment: {ENVIRONMENTS} (entry points of harnessx.environments, "
                       "a benchmark's suite, or an import path package.module:Class).")
+AcceptOptionOpt = typer.Option(None, "--accept-option", metavar="NAME=VALUE", help="A setting of the --accept rule "
+                               "(repeatable), e.g. confirm=unseen, move_p=0.3, gate=0 for default (docs/search.md lists "
+                               "them); config.json records them and --resume must repeat them.")
 Tau2DirOpt = typer.Option(None, "--tau2-dir", help="retail: a τ²-bench retail data folder (db.json, tasks.json, "
                           "split_tasks.json, policy.md) to build the suite over.")
 TasksDirOpt = typer.Option(None, "--tasks-dir", help="terminal: a folder of Terminal-Bench 2.0 / Harbor task dirs; "

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from harnessx.cli import checks
-from harnessx.cli.common import ApiBaseOpt, EnvOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors, open_suite
+from harnessx.cli.common import AcceptOptionOpt, ApiBaseOpt, EnvOpt, TasksDirOpt, Tau2DirOpt, console, friendly_errors, open_suite
 from harnessx.cli.numbers import NON_NEGATIVE, PROBABILITY_OPEN, in_range
 from harnessx.errors import InputError
 from harnessx.models.defaults import DEFAULT_MODEL
@@ -38,6 +38,7 @@ def plan(
     proposals: int = typer.Option(3, "--proposals", min=1, max=checks.PROPOSALS_MAX),
     epochs: int = typer.Option(1, "--epochs", min=1, max=checks.EPOCHS_MAX, help="Seeds per task."),
     accept: str = typer.Option(DEFAULT_RULE, "--accept", help="default (= explore), greedy or paired."),
+    accept_option: list[str] = AcceptOptionOpt,
     alpha: float = typer.Option(0.05, "--alpha", callback=PROBABILITY_OPEN),
     power: float = typer.Option(0.8, "--power", callback=PROBABILITY_OPEN),
     effect: float = typer.Option(None, "--effect", callback=in_range(0, 1, lo_open=True),
@@ -74,6 +75,10 @@ def plan(
     from harnessx.search.certify import CertifyConfig
     from harnessx.search.discordance import Discordance, DiscordanceSource, estimate_discordance
     from harnessx.search.planner import PlanConfig, plan as make_plan
+    from harnessx.search.rules import make_acceptance, parse_options, takes_alpha
+
+    accept_options = parse_options(accept_option)
+    make_acceptance(accept, accept_options, **({"alpha": alpha} if takes_alpha(accept) else {}))  # one line if wrong
 
     goal = get_objective(objective)
     suite = open_suite(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir)
@@ -87,7 +92,7 @@ def plan(
         DiscordanceSource(suite, ModelClient(model, api_base=api_base), load_space(space).initial(), search_tasks, goal,
                           seed, epochs, str(runs_dir)), from_run, pilot)
     config = PlanConfig(tasks=tasks, rounds=rounds, proposals=proposals, epochs=epochs, alpha=alpha, power=power,
-                        accept=accept, discordance=found.value, discordance_source=found.source, effect=effect,
+                        accept=accept, accept_options=accept_options, discordance=found.value, discordance_source=found.source, effect=effect,
                         max_rollouts=max_rollouts, max_cost=max_cost, cost_per_rollout=cost_per_rollout,
                         claim_tasks=None if why else len(claim_tasks), claim_epochs=certify_epochs,
                         claim_split=certify.split or "none")

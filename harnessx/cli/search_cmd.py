@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from harnessx.cli.aliases import aliased
-from harnessx.cli.common import (ApiBaseOpt, BfclDirOpt, DataOpt, EnvOpt, ReasoningEffortOpt, SandboxOpt, TasksDirOpt,
+from harnessx.cli.common import (AcceptOptionOpt, ApiBaseOpt, BfclDirOpt, DataOpt, EnvOpt, ReasoningEffortOpt, SandboxOpt, TasksDirOpt,
                                  Tau2DirOpt, TemperatureOpt, TopPOpt, UserModelOpt, UserModeOpt, console, friendly_errors,
                                  suite_kwargs)
 from harnessx.cli import checks
@@ -95,6 +95,7 @@ def search(
                                "moves on modest evidence; the claim at the end certifies), paired (paired test + Holm + racing) "
                                f"or greedy (the paper's: best proposal if its objective is higher). Registered: {', '.join(RULE_NAMES)}; "
                                "or an import path package.module:Class (an AcceptanceRule)."),
+    accept_option: list[str] = AcceptOptionOpt,
     rounds: int = typer.Option(None, "--rounds", min=0, max=checks.ROUNDS_MAX, show_default=False,
                               help="Rounds after R0 (default: as many as --max-rollouts / --max-cost pay for, "
                               "else 8)."),
@@ -162,16 +163,17 @@ def search(
     from harnessx.search.certify import CertifyConfig
     from harnessx.models.preflight import preflight
     from harnessx.search.planner import rollout_line
-    from harnessx.search.rules import rule_class
+    from harnessx.search.rules import parse_options, rule_class
     from harnessx.cli.compare_cmd import read_line
 
     rule_class(accept)  # an import path of the wrong kind: one line, before anything runs
+    accept_options = parse_options(accept_option)
     check_executor(executor, ray_address, storage)
     workers = pool_size(executor, ray_actors, local_rollouts, workers)
     config = SearchConfig(
         run=RunConfig(objective=objective, env=env, model=model, api_base=api_base, proposer=proposer,
                       meta_model=meta_model, meta_api_base=meta_api_base or api_base, accept=accept, alpha=alpha,
-                      epochs=epochs, seed=seed, space=space, name=name, sources=sources, task_ids=list(tasks or []),
+                      accept_options=accept_options, epochs=epochs, seed=seed, space=space, name=name, sources=sources, task_ids=list(tasks or []),
                       temperature=temperature, top_p=top_p, reasoning_effort=reasoning_effort,
                       suite_options=suite_kwargs(env, tau2_dir=tau2_dir, tasks_dir=tasks_dir, sandbox=sandbox,
                                                  user_mode=user_mode, user_model=user_model, bfcl_dir=bfcl_dir,
@@ -188,7 +190,8 @@ def search(
     rule = runner.acceptance.name  # the rule that runs; `default` names one of them (an alias): say both
     console.print(f"[bold]harnessx search[/] {config.run_name}: objective={objective} env={env} "
                   f"model={runner.model.describe()} proposer={runner.proposer.name} "
-                  f"accept={accept if accept in (rule, None) else f'{accept} ({rule})'}")
+                  f"accept={accept if accept in (rule, None) else f'{accept} ({rule})'}"
+                  + "".join(f" {k}={v}" for k, v in accept_options.items()))
     claim_tasks, _ = runner.certify.tasks(runner.suite, runner.objective)
     used = {"search": runner.tasks, **({runner.certify.split or "claim": claim_tasks} if claim_tasks else {})}
     console.print(read_line(env, len(runner.suite.tasks()), used, sources), highlight=False, soft_wrap=True)

@@ -2,7 +2,7 @@
 
 This module declares the seam: `AcceptanceRule`, the base class every rule derives from, with the
 one method a rule must define (`judge`) and every other hook the search loop calls, each with its
-default (`restore`, `incumbent_evaluation`); what a rule returns (`Verdict`); and the paired
+default (`options`, `restore`, `incumbent_evaluation`); what a rule returns (`Verdict`); and the paired
 evidence the rules share (`Paired`, `describe`). It imports no rule. The rules live in their own
 modules — `default` = `explore` (harnessx/search/explore.py), `greedy` (greedy.py), `paired`
 (racing.py) — and harnessx/search/rules.py maps their names to their classes.
@@ -21,7 +21,8 @@ mean per-task difference.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
+from typing import Any
 
 import numpy as np
 
@@ -155,6 +156,14 @@ class AcceptanceRule(ABC):
         covers (none: it stops), so no round is cut off half-judged. Non-decreasing in `proposals`.
         Default: every look on every task."""
         return self.looks(proposals) * tasks
+
+    def options(self) -> dict[str, Any]:
+        """The rule's settings, as JSON values: `--accept-option name=value` sets them, config.json
+        records them, and `--resume` must be given the same. Default: a dataclass rule's fields (but
+        `name`), else none."""
+        if is_dataclass(self):
+            return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "name"}
+        return {}
 
     def restore(self, history: list[dict]) -> None:
         """Rebuild the rule's memory from a resumed search's ledger rows (every row so far, in order).

@@ -43,6 +43,7 @@ class RunConfig:
     meta_model: str | None = None
     meta_api_base: str | None = None  # OpenAI-compatible server of the meta-model (e.g. harnessx local serve)
     accept: str = DEFAULT_RULE
+    accept_options: dict[str, Any] = field(default_factory=dict)  # the rule's settings (--accept-option), e.g. confirm
     alpha: float = 0.05
     epochs: int = 1
     seed: int = 0

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from harnessx.errors import InputError
 from harnessx.evaluation import Evaluation
@@ -105,6 +105,9 @@ class Explore(AcceptanceRule):
 
     def looks(self, proposals: int) -> int:
         return self.settings.looks(proposals)
+
+    def options(self) -> dict:
+        return asdict(self.settings)
 
     def round_rollouts(self, tasks: int, proposals: int) -> int:
         return climb_rollouts(self.settings, tasks, proposals)

@@ -88,7 +88,8 @@ class Search:
         self.proposer = proposer or make_proposer(config.run.proposer, meta_model=config.run.meta_model,
                                                   api_base=config.run.meta_api_base)
         self.acceptance = make_acceptance(acceptance) if acceptance is not None else make_acceptance(
-            config.run.accept, **({"alpha": config.run.alpha} if takes_alpha(config.run.accept) else {}))
+            config.run.accept, config.run.accept_options,
+            **({"alpha": config.run.alpha} if takes_alpha(config.run.accept) else {}))
         self.judge = judge
         self.reporter = reporter or Reporter()
         self.dir = RunDir(Path(config.tracking.runs_dir) / config.run_name)
@@ -104,6 +105,7 @@ class Search:
                 "api_base": r.api_base,
                 "simulated": self.model.simulated, "proposer": self.proposer.name or r.proposer,
                 "meta_model": r.meta_model, "accept": self.acceptance.name or r.accept,
+                "accept_options": self.acceptance.options(),
                 "alpha": r.alpha, "rounds": b.rounds, "proposals": b.proposals, "epochs": r.epochs, "seeds": r.seeds,
                 "sources": r.sources, "task_ids": r.task_ids, "temperature": r.temperature, "top_p": r.top_p,
                 **({"reasoning_effort": r.reasoning_effort} if r.reasoning_effort else {}),

@@ -58,6 +58,7 @@ class PlanConfig:
     alpha: float = 0.05
     power: float = 0.8
     accept: str = "default"
+    accept_options: dict = field(default_factory=dict)  # the rule's settings (--accept-option), e.g. gate=0
     discordance: float = 0.5         # p10 + p01 per (task, seed); 0.5 = independent rollouts at p = 0.5
     effect: float | None = None      # the gain the user wants to be able to detect (absolute, e.g. 0.05)
     max_rollouts: int | None = None
@@ -114,7 +115,7 @@ class Plan:
         """What the rule tests before it moves (greedy: nothing)."""
         c = self.config
         if c.accept in EXPLORE:
-            s = ExploreSettings()
+            s = explore_settings(c)
             gate = (f"gates {looks(c)} looks a round on {s.gate} tasks each, " if looks(c) != c.proposals else "")
             return (f"moves: {c.accept} {gate}screens {'the best ' + str(c.proposals) if gate else 'each proposal'} on "
                     f"{min(s.screen, c.tasks)} tasks, promotes the "
@@ -153,7 +154,7 @@ def rollout_line(p: Plan) -> str:
         return (f"budget: {p.budget_rollouts} rollouts" + (f" (${c.max_cost:.2f} at ${c.cost_per_rollout:.5f} per "
                                                           "rollout)" if c.max_cost is not None else "")
                 + f" sets the rounds (no --rounds): R0, then rounds of {c.proposals} proposals x {c.epochs} seed(s) on "
-                f"{c.tasks} tasks" + (f" ({looks(c)} looks a round, each first on a {ExploreSettings().gate}-task "
+                f"{c.tasks} tasks" + (f" ({looks(c)} looks a round, each first on a {explore_settings(c).gate}-task "
                                       "minibatch)" if looks(c) != c.proposals else "")
                 + f" while the budget left pays for a round at the rule's most ({p.rollouts_per_round}; rule "
                 f"{c.accept}'s schedule, {p.per_candidate} per full evaluation): at least {p.rounds} rounds, more "
@@ -162,7 +163,7 @@ def rollout_line(p: Plan) -> str:
     return ((f"budget: {p.budget_rollouts} rollouts" if p.budget_rollouts is not None else "budget: no cap")
             + (f" (${c.max_cost:.2f} at ${c.cost_per_rollout:.5f} per rollout)" if c.max_cost is not None else "")
             + f" buys R0 + {p.rounds} rounds x {c.proposals} proposals x {c.epochs} seed(s) on {c.tasks} tasks"
-            + (f" ({looks(c)} looks a round, each first on a {ExploreSettings().gate}-task minibatch)"
+            + (f" ({looks(c)} looks a round, each first on a {explore_settings(c).gate}-task minibatch)"
                if looks(c) != c.proposals else "") + ": "
             f"{SCHEDULE.get(c.accept, 'expected about')} {p.rollouts} rollouts (rule {c.accept}'s schedule, "
             f"{p.rollouts_per_round} per round, {p.per_candidate} per full evaluation; "
@@ -178,7 +179,12 @@ LOWERS = {"paired": "racing stops clear losers early, so usually fewer",
 
 def looks(config: PlanConfig) -> int:
     """Candidates judged a round: `default` with a gate buys more, cheaper looks (harnessx/search/explore.py)."""
-    return ExploreSettings().looks(config.proposals) if config.accept in EXPLORE else config.proposals
+    return explore_settings(config).looks(config.proposals) if config.accept in EXPLORE else config.proposals
+
+
+def explore_settings(config: PlanConfig) -> ExploreSettings:
+    """`default`'s knobs with the user's --accept-option settings."""
+    return ExploreSettings(**config.accept_options)
 
 
 def divisor(config: PlanConfig) -> int:
@@ -201,7 +207,7 @@ def power(config: PlanConfig, n: int, delta: float) -> float:
 
 def level(config: PlanConfig) -> float:
     """The one-sided level a round decides at: alpha / divisor, or `explore`'s move_p (a move, not a test)."""
-    return ExploreSettings().move_p if config.accept in EXPLORE else config.alpha / divisor(config)
+    return explore_settings(config).move_p if config.accept in EXPLORE else config.alpha / divisor(config)
 
 
 def min_pairs(config: PlanConfig) -> int:
@@ -233,7 +239,7 @@ def plan(config: PlanConfig) -> Plan:
     c = config
     per_candidate = c.tasks * c.epochs
     n = c.tasks  # every rule decides on the whole split (`default` at its last rung)
-    per_round = (climb_rollouts(ExploreSettings(), n, c.proposals) if c.accept in EXPLORE else c.proposals * n) * c.epochs
+    per_round = (climb_rollouts(explore_settings(c), n, c.proposals) if c.accept in EXPLORE else c.proposals * n) * c.epochs
     budget = c.max_rollouts
     if c.max_cost is not None:
         dollars = math.floor(c.max_cost / c.cost_per_rollout + 1e-9)

@@ -7,9 +7,14 @@ module), registered as an entry point of the group `harnessx.acceptance` or name
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
+from harnessx.errors import InputError
 from harnessx.search.acceptance import AcceptanceRule
 from harnessx.search.names import DEFAULT_RULE, RULE_NAMES, RULE_REGISTRY
 
+ACCEPT_OPTION = "--accept-option"
 ACCEPTANCE = RULE_NAMES  # every registered rule's name; make_acceptance builds each
 
 
@@ -23,15 +28,61 @@ def takes_alpha(rule: str) -> bool:
     return rule_class(rule).takes_alpha
 
 
-def make_acceptance(rule: str | AcceptanceRule, **options) -> AcceptanceRule:
+def make_acceptance(rule: str | AcceptanceRule, settings: dict[str, Any] | None = None, **options) -> AcceptanceRule:
     """A rule object, or its name (`default` = `explore`, `greedy`, `paired`, a plug-in's) or import
-    path, built with `options`."""
+    path, built with `options` (the loop's, e.g. alpha) and the user's `settings` (`--accept-option`),
+    each of which must be one of the rule's `options()`: else one InputError line naming it."""
     if isinstance(rule, AcceptanceRule):
         return rule
     if not isinstance(rule, str):
         raise TypeError(f"an acceptance rule must derive from harnessx.search.acceptance.AcceptanceRule, "
                         f"not {type(rule).__name__}")
-    return rule_class(rule)(**options)
+    cls = rule_class(rule)
+    if not settings:
+        return cls(**options)
+    known = cls(**options).options()
+    unknown = sorted(set(settings) - set(known))
+    if unknown:
+        raise InputError(ACCEPT_OPTION, f"{rule} has no option {', '.join(unknown)}",
+                         f"one of {', '.join(sorted(known))}" if known else f"none ({rule} takes no option)")
+    for name, value in settings.items():  # a word where the rule's default is a number
+        if _number(known[name]) and not _number(value):
+            raise InputError(ACCEPT_OPTION, f"{name}={value!r}", f"a number (the default is {known[name]!r})")
+    try:
+        return cls(**{**options, **settings})
+    except (TypeError, ValueError) as exc:  # a value of the wrong kind (a word where a number goes)
+        raise InputError(ACCEPT_OPTION, f"{rule}: {exc}", "values of the kinds the rule's options take") from None
 
 
-__all__ = ["ACCEPTANCE", "DEFAULT_RULE", "make_acceptance", "rule_class", "takes_alpha"]
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def parse_options(items: list[str] | None) -> dict[str, Any]:
+    """`--accept-option name=value` items as a dict: a value is an int, a float, true/false, none, or
+    else the word itself."""
+    out: dict[str, Any] = {}
+    for item in items or []:
+        name, sep, text = item.partition("=")
+        if not sep or not name.strip() or not text.strip():
+            raise InputError(ACCEPT_OPTION, f"got {item!r}", "name=value, e.g. move_p=0.3 or confirm=unseen")
+        out[name.strip()] = _value(text.strip())
+    return out
+
+
+def _value(text: str) -> Any:
+    words = {"true": True, "false": False, "none": None}
+    if text.lower() in words:
+        return words[text.lower()]
+    for kind in (int, float):
+        try:
+            number = kind(text)
+        except ValueError:
+            continue
+        if kind is float and not math.isfinite(number):
+            raise InputError(ACCEPT_OPTION, f"got {text!r}", "a finite number")
+        return number
+    return text
+
+
+__all__ = ["ACCEPTANCE", "DEFAULT_RULE", "make_acceptance", "parse_options", "rule_class", "takes_alpha"]

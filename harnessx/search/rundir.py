@@ -31,7 +31,18 @@ __all__ = ["RunDir", "ledger_row", "read_json_file", "write_atomic"]
 
 # Config fields that may change on --resume: budgets, concurrency, stores, and raising --rounds.
 MUTABLE = ("rounds", "max_rollouts", "max_cost", "concurrency", "storage", "tracking_uri", "created")
+# Fields a run made before they were recorded lacks: its resume cannot check them (and takes today's).
+RECORDED_LATER = ("accept_options",)
 RUN_ID = "run_id"  # this run's identity, made once when its directory is created; kept by every resume
+
+
+def _difference(key: str, was: Any, now: Any) -> str:
+    """One changed config field; of a dict (a rule's settings), only the entries that differ."""
+    if isinstance(was, dict) and isinstance(now, dict):
+        names = sorted(k for k in was.keys() | now.keys() if was.get(k) != now.get(k))
+        return (f"{key}: run has {', '.join(f'{k}={was.get(k)!r}' for k in names)}; now "
+                f"{', '.join(f'{k}={now.get(k)!r}' for k in names)}")
+    return f"{key}: run has {was!r}, now {now!r}"
 
 
 def read_json_file(path: Path, recover: str) -> Any:
@@ -89,10 +100,10 @@ class RunDir:
             raise InputError(str(self.path), "nothing to resume (no config.json)", "an existing search run directory")
         old = read_json_file(config_file, "the run's config.json; restore it or start a new search with --name")
         self.run_id = old.get(RUN_ID)  # None for a run made before runs had an identity
-        changed = sorted(k for k in (old.keys() | config.keys())
-                         if k not in (*MUTABLE, RUN_ID) and old.get(k) != config.get(k))
+        changed = sorted(k for k in (old.keys() | config.keys()) if k not in (*MUTABLE, RUN_ID)
+                         and old.get(k) != config.get(k) and (k in old or k not in RECORDED_LATER))
         if changed:
-            detail = "; ".join(f"{k}: run has {old.get(k)!r}, now {config.get(k)!r}" for k in changed)
+            detail = "; ".join(_difference(k, old.get(k), config.get(k)) for k in changed)
             raise InputError(str(self.path), f"--resume with a different configuration ({detail})",
                              "the original options, or --name for a new search")
         write_atomic(config_file, json.dumps({**old, **{k: config[k] for k in MUTABLE if k in config and k != "created"}},
