@@ -243,8 +243,10 @@ class Explore(AcceptanceRule):
     def _move(self, verdicts: dict[int, Verdict], i: int, paired: Paired, where: str, strata: tuple[str, ...]) -> None:
         s, verdict = self.settings, verdicts[i]
         if where:  # judged on part of what it climbed on: the row's evidence is that part's, all of it
-            describe(verdict, paired, strata)
-        mean, p = paired.test()
+            describe(verdict, paired, strata)  # (which runs the test: read it, do not run it twice)
+            mean, p = verdict.mean_diff, verdict.p_value
+        else:
+            mean, p = paired.test()
         verdict.p_value = verdict.p_adjusted = p
         where = where or ("on the whole split" if verdict.stage == "full" else f"at {verdict.stage}")
         vetoed = vetoes(paired, strata, p_harmed(s.veto_alpha))
