@@ -24,3 +24,18 @@ def test_only_the_default_and_its_designs_are_budget_driven():
     for rule in ("greedy", "paired", "prior", "oracle", "composite"):
         assert budget(rule, args) == {"rounds": 6}
     assert budget("default", Namespace(rounds=6, max_rollouts=None)) == {"rounds": 6}
+
+
+def test_epochs_reach_every_strategy_and_a_resumed_log_must_share_them(tmp_path):
+    """--epochs is the searches' seeds per task: R0 of the paper's protocol and of the default pays
+    `epochs` rollouts per task, and a job log written at one count does not resume at another."""
+    from efficiency_args import parse, settings
+    from search_efficiency import job
+
+    _, args = parse(["--envs", "retail", "--retail-tasks", "8", "--heldout-tasks", "8", "--rounds", "0", "--epochs", "2",
+                     "--gt-epochs", "1", "--strategies", "paper,default,gepa"])
+    assert settings(args)["epochs"] == 2 and "epochs" not in settings(parse([])[1])  # old logs keep their settings
+    args.tasks, args.heldout = {"retail": 8}, {"retail": 8}
+    out = job("retail", "baseline", 0.5, 0, args)
+    assert out["rows"]["paper"]["rollouts"] == 8 * 2  # R0 only: every one of the 8 tasks on both seeds
+    assert out["rows"]["default"]["rollouts"] == 8 * 2
