@@ -7,7 +7,9 @@ interleaved, so a pair of neighbours is the sampling unit):
 
 0. **Gate.** With `gate = g` (4 by default) the round judges screen/g times `--proposals` looks, each
    first against the incumbent on the screen's first g tasks; the best `--proposals` not worse there
-   go on (GEPA's minibatch gate, bought with the screens' rollouts).
+   go on (GEPA's minibatch gate, bought with the screens' rollouts). On g tasks means tie often; with
+   `tie_tasks = t` the looks tied at the cut are compared again on t more of the screen's tasks
+   (the kept ones pay nothing extra: they meet the screen anyway); else the proposer's order decides.
 1. **Screen.** Every proposal meets the incumbent on a small window of blocked–feasible pairs
    (`screen` tasks). Three quarters of the window are pairs where the incumbent failed at least one
    task (its paid rollouts say so), the rest the next pairs of the order; the window rotates every
@@ -74,6 +76,9 @@ class ExploreSettings:
     #                           `gate` tasks; only the best `--proposals` not worse than the incumbent there go on;
     #                           0: off; None: DEFAULT_GATE (off with design window, which has no screen to gate)
 
+    tie_tasks: int = 0        # > 0: looks tied at the gate's cut are ranked again on this many more screen tasks
+    #                           (0: the proposer's order breaks the tie)
+
     def looks(self, proposals: int) -> int:
         """Proposals judged a round: with a gate, the screening rollouts of `proposals` screens bought as
         looks of `gate` tasks each (so the round's cheap looks grow with what a screen costs)."""
@@ -88,11 +93,13 @@ class ExploreSettings:
                   ("confirm", self.confirm in CONFIRM and not (self.confirm == "unseen" and self.design == "window"),
                    " or ".join(CONFIRM) + " (unseen not with design window, which has no screen)"),
                   ("gate", self.gate == 0 or 2 <= self.gate <= self.screen and self.design != "window",
-                   "0 (off) or 2 .. screen tasks (not with design window)")]
+                   "0 (off) or 2 .. screen tasks (not with design window)"),
+                  ("tie_tasks", self.tie_tasks == 0 or self.gate and 0 < self.tie_tasks <= self.screen - self.gate,
+                   "0 (off) or 1 .. screen - gate tasks (with a gate)")]
         for name, ok, expected in checks:
             if not ok:
                 raise InputError("--accept default", f"{name} = {getattr(self, name)!r}", expected)
-        self.screen, self.gate = int(self.screen), int(self.gate)
+        self.screen, self.gate, self.tie_tasks = int(self.screen), int(self.gate), int(self.tie_tasks)
 
 
 class Explore(AcceptanceRule):
@@ -146,7 +153,7 @@ class Explore(AcceptanceRule):
         verdicts, means = {}, {}
         climbing = list(range(len(proposals)))
         if s.gate and len(proposals) > 1:
-            climbing = await self._gate(incumbent, proposals, arena, screen[:s.gate], verdicts)
+            climbing = await self._gate(incumbent, proposals, arena, screen, verdicts)
         tasks, rung, prefix = screen, 0, 0
         while climbing:
             stage = "full" if len(tasks) >= n else f"{'screen' if rung == 0 else 'rung'} {len(tasks)}/{n} tasks"
@@ -184,12 +191,12 @@ class Explore(AcceptanceRule):
             tasks = tasks + [t for t in order[:prefix] if t.id not in picked]
         return [verdicts[i] for i in range(len(proposals))]
 
-    async def _gate(self, incumbent: Harness, proposals: list[Harness], arena: Arena, tasks: list,
+    async def _gate(self, incumbent: Harness, proposals: list[Harness], arena: Arena, screen: list,
                     verdicts: dict) -> list[int]:
         """The minibatch gate: every proposal and the incumbent on the screen's first `gate` tasks; the best
         `proposals / looks` of those not worse than the incumbent there go on to the screen (GEPA's gate,
         capped so a round never pays more screens than `--proposals` asks for)."""
-        s, key, strata = self.settings, arena.objective.value_key, arena.objective.strata
+        s, key, strata, tasks = self.settings, arena.objective.value_key, arena.objective.strata, screen[:self.settings.gate]
         stage = f"gate {len(tasks)}/{len(arena.tasks)} tasks"
         inc, *evals = await asyncio.gather(arena.evaluate_on(incumbent, tasks),
                                            *(arena.evaluate_on(p, tasks) for p in proposals))
@@ -198,12 +205,26 @@ class Explore(AcceptanceRule):
             verdicts[i], means[i] = _verdict(ev, Paired.of(ev, inc, key), stage, strata)
         level = sorted((i for i in means if means[i] >= 0), key=lambda i: (-means[i], i))
         keep = max(1, math.ceil(len(proposals) * s.gate / s.screen))
+        if s.tie_tasks and len(level) > keep and means[level[keep - 1]] == means[level[keep]]:
+            level = await self._break_ties(incumbent, proposals, arena, screen, level, means, keep)
         for i in set(means) - set(level):
             verdicts[i].reason = f"stopped at {stage}: mean Δ = {means[i]:+.3f}, worse than the incumbent there"
         for i in level[keep:]:
             verdicts[i].undecided = means[i] > 0
             verdicts[i].reason = f"not worse at {stage} (mean Δ = {means[i]:+.3f}) but not among the {keep} best"
         return level[:keep]
+
+    async def _break_ties(self, incumbent: Harness, proposals: list[Harness], arena: Arena, screen: list,
+                          level: list[int], means: dict, keep: int) -> list[int]:
+        """The looks tied at the gate's cut, ranked again on the gate's tasks and `tie_tasks` more of the
+        screen's (a tie there again: the proposer's order); those above the tie keep their places."""
+        cut, tasks = means[level[keep - 1]], screen[:self.settings.gate + self.settings.tie_tasks]
+        tied = [i for i in level if means[i] == cut]
+        inc, *evals = await asyncio.gather(arena.evaluate_on(incumbent, tasks),
+                                           *(arena.evaluate_on(proposals[i], tasks) for i in tied))
+        again = {i: _mean(Paired.of(ev, inc, arena.objective.value_key)) for i, ev in zip(tied, evals)}
+        return ([i for i in level if means[i] > cut] + sorted(tied, key=lambda i: (-again[i], i))
+                + [i for i in level if means[i] < cut])
 
     async def _judge_window(self, incumbent: Harness, proposals: list[Harness], arena: Arena) -> list[Verdict]:
         """`window`: the incumbent and every proposal on this round's blind window (a fresh sample each
@@ -270,6 +291,11 @@ def _verdict(ev: Evaluation, paired: Paired, stage: str, strata: tuple[str, ...]
     return verdict, verdict.mean_diff if ev.scorecard.joint.n else -math.inf
 
 
+def _mean(paired: Paired) -> float:
+    a, b = paired.arrays()
+    return float((a - b).mean()) if a.size else -math.inf
+
+
 def climb_rollouts(settings: ExploreSettings, n: int, k: int) -> int:
     """The most rollouts (one seed) a round of the rule can pay for `--proposals` k: with a gate, its
     looks on `gate` tasks each and k of them through the rest of the screen; then K proposals on the screen, then the
@@ -285,6 +311,6 @@ def climb_rollouts(settings: ExploreSettings, n: int, k: int) -> int:
         r += 1
         size = n if s * 2 ** r >= n - 2 else min(n, s + s * 2 ** r)
         sizes.append(size)
-    gated = settings.looks(k) * min(settings.gate, s) - k * min(settings.gate, s) if settings.gate else 0
+    gated = (settings.looks(k) - k) * (min(settings.gate, s) + settings.tie_tasks) if settings.gate else 0
     climbers = [k] + [1 if settings.design == "promote" else max(1, math.ceil(k / 2 ** i)) for i in range(1, len(sizes))]
     return gated + sum(c * (b - a) for c, a, b in zip(climbers, [0, *sizes], sizes))
