@@ -69,10 +69,24 @@ def test_no_round_of_any_rule_pays_more_than_its_round_rollouts(name, pairs):
     `round_rollouts`): over random rounds -- looks that gain, tie or lose by random amounts on random
     tasks -- the proposals' rollouts never exceed it. The incumbent's are not counted: R0 and every
     moved-to harness already have the whole split."""
+    check_round_rollouts(lambda: make_acceptance(name, **({"alpha": 0.05} if takes_alpha(name) else {})), pairs)
+
+
+@pytest.mark.parametrize("settings", [{"tie_tasks": 4}, {"tie_tasks": 12}, {"design": "promote", "tie_tasks": 6},
+                                      {"gate": 2, "tie_tasks": 2, "screen": 8}, {"gate": 0}, {"confirm": "unseen"}])
+@pytest.mark.parametrize("pairs", [6, 40])
+def test_no_round_of_the_default_with_its_settings_pays_more_than_its_round_rollouts(settings, pairs):
+    """The same contract over the default rule's settings that change what a round pays (the gate's
+    tie-break pays for more of the screen's tasks)."""
+    check_round_rollouts(lambda: make_acceptance("default", settings), pairs)
+
+
+def check_round_rollouts(make, pairs: int) -> None:
     tasks = make_tasks(pairs)
     for seed in range(15):
         rng = random.Random(seed)
-        rule = make_acceptance(name, **({"alpha": 0.05} if takes_alpha(name) else {}))
+        rule = make()
+        name = rule.name
         k = rng.choice([1, 2, 3, 5])
         inc_b, inc_f = ([int(rng.random() < 0.5) for _ in range(pairs)] for _ in range(2))
         looks = [evaluation(f"look{i}", tasks, *([int(rng.random() < p) for _ in range(pairs)]
