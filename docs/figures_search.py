@@ -62,8 +62,12 @@ SEARCH_COMMAND = ("python bench/search_efficiency.py --envs terminal --worlds ba
 
 
 # the results.json of each run: the shipped default on 20 and on all search tasks, then the same two
-# runs of the default before #48 (promote, move p < 0.3, no gate), kept to compare
-TERMINAL_RUNS = ("before", "after", "prior_before", "prior_after")
+# runs of the default before #48 (promote, move p < 0.3, no gate), kept to compare; the 20-task cut's
+# seeds 2-3 and seeds 0-3 with confirm=unseen; the shipped default on all search tasks with two seeds
+# per task (bench --epochs 2); and how each row names its rule
+TERMINAL_RUNS = {"before": "shipped", "after": "shipped", "prior_before": "pre-#48", "prior_after": "pre-#48",
+                 "before_seeds23": "shipped", "unseen_before": "shipped, confirm=unseen",
+                 "epochs2_after": "shipped, --epochs 2"}
 
 
 def terminal_search(w=None) -> str:
@@ -75,8 +79,7 @@ def terminal_search(w=None) -> str:
     measured = {r["world"]: bench.Outcomes.of(r) for r in json.loads(POWER_FILE.read_text(encoding="utf-8"))["records"]}
     lines = ["| default | world | search tasks | rollouts (mean) | held-out GT gain per seed | mean | share of the best "
              "single edit's held-out gain | share of the best measured harness's |", "|" + "---|" * 8]
-    for label in TERMINAL_RUNS:
-        rule = "pre-#48" if label.startswith("prior") else "shipped"
+    for label, rule in TERMINAL_RUNS.items():
         for group in runs.get(label, {}).get("groups", []):
             data = measured[group["profile"]]
             best = max(data.edits(), key=lambda k: (data.mean_gain(k, "search"), k))
@@ -96,6 +99,13 @@ WORLDS_REPORT_COMMAND = ("python bench/search_efficiency.py --envs retail --worl
                          "--strategies paper,default,gepa")
 WORLDS_DESIGN_COMMAND = ("python bench/search_efficiency.py --envs retail --worlds draw:0-7 --seeds 1 --rho 0.5 "
                          "--retail-tasks 64 --heldout-tasks 64 --strategies default[,gepa] --default <options>")
+
+WORLDS_BUDGET_COMMAND = ("python bench/search_efficiency.py --envs retail --worlds draw:0-15 --seeds 1 --rho 0.5 "
+                         "--retail-tasks 64 --heldout-tasks 64 --strategies default[,gepa] --max-rollouts 486 "
+                         "[--default <options>] [--proposals K]")
+
+WORLDS_CANDIDATE_COMMAND = ("python bench/search_efficiency.py --envs retail --worlds draw:1000-1019 --seeds 1 --rho 0.5 "
+                            "--strategies default,gepa --max-rollouts 973 --default <the design's options>")
 
 
 def _summaries(jobs: list[dict]) -> list[dict]:
@@ -122,6 +132,14 @@ def worlds_report(w=None) -> str:
     return "```text\n" + "\n".join(lines) + "\n```"
 
 
+def worlds_candidate(w=None) -> str:
+    """The design chosen on the design draws for the budget target, not the default, on the report draws."""
+    c = json.loads(WORLDS_FILE.read_text(encoding="utf-8"))["candidate"]
+    lines = [f"Not the default: {c['default']} on the report draws {c['draws']}, --max-rollouts {c['max_rollouts']} "
+             f"(the 'default' row is this design; GEPA on what it spent){_borrowed(c)}", "", *_report_block(c)]
+    return "```text\n" + "\n".join(lines) + "\n```"
+
+
 def _borrowed(run: dict) -> str:
     return (f"; {', '.join(run['borrowed'])} rows from an earlier run of the same jobs (no option of the default "
             "moves them)" if run.get("borrowed") else "")
@@ -144,10 +162,20 @@ def _report_block(run: dict) -> list[str]:
 def worlds_design(w=None) -> str:
     """The design draws: each variant of the default on the same worlds and search seed, its mean held-out
     gain [95% CI across worlds], rollouts, and per world against the first variant (the reference)."""
+    return _variants_table(json.loads(WORLDS_FILE.read_text(encoding="utf-8"))["design"]["variants"])
+
+
+def worlds_budget(w=None) -> str:
+    """The designs tried for the budget target, on the design draws with the default budget-driven
+    (--max-rollouts): the same table as worlds-design, the shipped default first."""
+    data = json.loads(WORLDS_FILE.read_text(encoding="utf-8"))["design_budget"]
+    return (f"Draws {data['draws']}, retail, 64 search / 64 held-out tasks, rho 0.5, 1 search seed, "
+            f"--max-rollouts {data['max_rollouts']}:\n\n" + _variants_table(data["variants"]))
+
+
+def _variants_table(variants: dict) -> str:
     from efficiency_targets import mean_ci
 
-    data = json.loads(WORLDS_FILE.read_text(encoding="utf-8"))["design"]
-    variants = data["variants"]
     def gains(jobs):
         return {(j["profile"], j["seed"]): (j["rows"]["default"]["gain_heldout"], j["rows"]["default"]["rollouts"])
                 for j in jobs}
@@ -155,19 +183,23 @@ def worlds_design(w=None) -> str:
     ref = gains(variants[ref_name]["jobs"])
     gepa = {(j["profile"], j["seed"]): j["rows"]["gepa"]["gain_heldout"] for j in variants[ref_name]["jobs"]}
     lines = [f"| default with | worlds | held-out GT gain [95% CI across worlds] | mean rollouts | "
-             f"per world vs {ref_name}: better / level / worse | behind GEPA by > 0.05 |", "|---|---|---|---|---|---|"]
+             f"per world vs {ref_name}: mean Δ [95% CI]; better / level / worse | behind GEPA by > 0.05 | "
+             "harmful moves / rounds |", "|---|---|---|---|---|---|---|"]
     for name, v in variants.items():
         got = gains(v["jobs"])
         keys = sorted(got)
         mean, lo, hi = mean_ci([got[k][0] for k in keys])
         diff = [got[k][0] - ref[k][0] for k in keys]
         behind = sum(got[k][0] - gepa[k] < -0.05 for k in keys)
+        harmful = sum(j["rows"]["default"]["harmful"] for j in v["jobs"])
+        rounds = sum(j["rows"]["default"]["rounds"] for j in v["jobs"])
         lines.append(f"| `{v['options']}` ({name}) | {len(keys)} | {mean:+.3f} [{lo:+.3f}, {hi:+.3f}] | "
                      f"{statistics.mean(got[k][1] for k in keys):.0f} | "
-                     f"{sum(d > 0 for d in diff)} / {sum(d == 0 for d in diff)} / {sum(d < 0 for d in diff)} | "
-                     f"{behind}/{len(keys)} |")
+                     + ("— (the reference)" if name == ref_name else "{:+.3f} [{:+.3f}, {:+.3f}]; ".format(*mean_ci(diff))
+                        + f"{sum(d > 0 for d in diff)} / {sum(d == 0 for d in diff)} / {sum(d < 0 for d in diff)}")
+                     + f" | {behind}/{len(keys)} | {harmful}/{rounds} |")
     lines.append(f"| GEPA on {ref_name}'s rollouts | {len(gepa)} | " + "{:+.3f} [{:+.3f}, {:+.3f}]".format(
-        *mean_ci([gepa[k] for k in sorted(gepa)])) + " | — | — | — |")
+        *mean_ci([gepa[k] for k in sorted(gepa)])) + " | — | — | — | — |")
     return "\n".join(lines)
 
 
