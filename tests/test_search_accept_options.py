@@ -109,3 +109,74 @@ def test_a_bad_setting_stops_the_search_before_anything_is_written(tmp_path, mon
     assert out.exit_code == 2
     assert "--accept-option: default has no option gat" in " ".join(out.output.split())
     assert not (tmp_path / "runs" / "s").exists()
+
+
+@pytest.mark.parametrize("settings_, says", [
+    ({"alpha": 0.3}, "paired has no option alpha (--alpha sets it)"),  # one alpha, the one --alpha gives
+    ({"method": "bogus"}, "method = 'bogus' (expected sign_flip or wilcoxon)"),
+    ({"smoke": 0}, "smoke = 0"), ({"drop_p": -3}, "drop_p = -3")])
+def test_paireds_settings_are_checked_and_alpha_is_alphas(settings_, says):
+    with pytest.raises(InputError) as err:
+        make_acceptance("paired", settings_, alpha=0.05)
+    assert says in str(err.value)
+
+
+@pytest.mark.parametrize("settings_", [{"screen": 5}, {"screen": 16.5}, {"gate": 4.7}, {"tie_tasks": 2.9}])
+def test_an_odd_screen_or_a_fraction_of_a_task_is_refused_not_rounded(settings_):
+    """A screen is whole blocked-feasible pairs (an odd one screened one task more than the budget
+    counted), and 2.9 tasks is not silently 2."""
+    with pytest.raises(InputError):
+        make_acceptance("default", settings_)
+
+
+def test_a_setting_given_twice_is_refused():
+    with pytest.raises(InputError, match="move_p given twice"):
+        parse_options(["move_p=0.3", "move_p=0.4"])
+
+
+def test_a_legacy_runs_first_resume_records_its_settings_and_the_next_is_checked(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert _search().exit_code == 0
+    config_file = tmp_path / "runs" / "s" / "config.json"
+    old = json.loads(config_file.read_text())
+    del old["accept_options"]
+    config_file.write_text(json.dumps(old))
+    assert _search("--resume", "--accept-option", "move_p=0.4").exit_code == 0  # unknowable: taken and recorded
+    assert json.loads(config_file.read_text())["accept_options"]["move_p"] == 0.4
+    out = _search("--resume", "--accept-option", "move_p=0.9")
+    assert out.exit_code == 2 and "move_p=0.4; now move_p=0.9" in " ".join(out.output.split())
+
+
+def test_a_rule_object_and_the_configs_settings_must_agree(tmp_path):
+    from harnessx.search.explore import Explore, ExploreSettings
+
+    config = SearchConfig.of(env="toy", runs_dir=str(tmp_path), tracking_uri=None, accept_options={"gate": 0})
+    with pytest.raises(InputError, match="gate=0 but the rule given has gate=4"):
+        Search(config, acceptance=Explore(ExploreSettings()))
+    agreeing = Search(config, acceptance=Explore(ExploreSettings(gate=0)))
+    from harnessx.search.budget import search_plan
+
+    plan = search_plan(agreeing)  # the plan is the rule's that runs
+    assert plan.rollouts_per_round == agreeing.acceptance.round_rollouts(plan.config.tasks, 3)
+
+
+def test_a_plug_in_rules_settings_are_recorded_as_json_and_resume(tmp_path):
+    """A dataclass rule with a tuple and a path: config.json holds a list and a string, and a resume
+    of the same rule compares equal instead of being refused or crashing."""
+    import asyncio
+    from dataclasses import dataclass, field
+    from pathlib import Path
+
+    from harnessx.search.greedy import Greedy
+
+    @dataclass
+    class Shaped(Greedy):
+        strata: tuple = ("a", "b")
+        notes: Path = field(default_factory=lambda: Path("notes.txt"))
+        name: str = "shaped"
+
+    config = SearchConfig.of(env="toy", rounds=0, runs_dir=str(tmp_path), tracking_uri=None, name="p")
+    asyncio.run(Search(config, acceptance=Shaped()).run())
+    recorded = json.loads((tmp_path / "p" / "config.json").read_text())["accept_options"]
+    assert recorded == {"strata": ["a", "b"], "notes": "notes.txt"}
+    asyncio.run(Search(config, acceptance=Shaped()).run(resume=True))

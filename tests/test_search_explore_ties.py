@@ -79,6 +79,9 @@ def test_the_tie_break_pays_only_for_the_looks_it_cuts(seed):
         paid = arena.paid_ids[v.evaluation.harness.hash]
         if v.stage.startswith("gate"):  # cut (every look tied): the gate's tasks and the tie-break's, nothing more
             assert paid == gate | extra
+            # and its row holds what it was ranked on, so the ledger counts what the round paid
+            assert {t.id for t in v.evaluation.tasks} == gate | extra and "tie-break" in v.stage
+            assert v.reason.startswith("tied at gate") and "not among the" in v.reason
         else:  # kept: the tie-break's tasks are the screen's, which it meets anyway
             assert extra <= {t.id for t in screen} and gate | extra <= paid
 

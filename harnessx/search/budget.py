@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from harnessx.search.acceptance import AcceptanceRule
 from harnessx.search.config import BudgetConfig
+from harnessx.search.explore import Explore
 from harnessx.search.discordance import (
     Discordance,
     DiscordanceSource,
@@ -23,7 +24,7 @@ def search_plan(search, effect: float | None = None) -> Plan:
     claim_tasks, why = search.certify.tasks(search.suite, search.objective)
     return plan(PlanConfig(tasks=search.plan()["tasks"], rounds=c.budget.rounds, proposals=c.budget.proposals,
                            epochs=c.run.epochs, alpha=c.run.alpha, accept=c.run.accept,
-                           accept_options=c.run.accept_options,
+                           accept_options=search.acceptance.options() if isinstance(search.acceptance, Explore) else {},
                            max_rollouts=c.budget.max_rollouts, effect=effect,
                            discordance=found.value, discordance_source=found.source,
                            claim_tasks=None if why else len(claim_tasks), claim_epochs=search.certify.epochs,

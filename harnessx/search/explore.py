@@ -87,7 +87,9 @@ class ExploreSettings:
     def __post_init__(self) -> None:
         if self.gate is None:
             self.gate = 0 if self.design == "window" else min(DEFAULT_GATE, int(self.screen))
-        checks = [("screen", self.screen >= 2, "at least 2 tasks"), ("design", self.design in DESIGNS,
+        checks = [(k, float(getattr(self, k)).is_integer(), "a whole number of tasks") for k in ("screen", "gate", "tie_tasks")]
+        checks += [("screen", self.screen >= 2 and self.screen % 2 == 0, "an even number of tasks >= 2 (whole pairs)"),
+                  ("design", self.design in DESIGNS,
                   " or ".join(DESIGNS)), ("move_p", 0 < self.move_p <= 1, "in (0, 1]"),
                   ("veto_alpha", 0 < self.veto_alpha < 1, "in (0, 1)"),
                   ("confirm", self.confirm in CONFIRM and not (self.confirm == "unseen" and self.design == "window"),
@@ -205,26 +207,34 @@ class Explore(AcceptanceRule):
             verdicts[i], means[i] = _verdict(ev, Paired.of(ev, inc, key), stage, strata)
         level = sorted((i for i in means if means[i] >= 0), key=lambda i: (-means[i], i))
         keep = max(1, math.ceil(len(proposals) * s.gate / s.screen))
+        again: dict[int, float] = {}  # the tied looks' means on the tie-break's tasks
         if s.tie_tasks and len(level) > keep and means[level[keep - 1]] == means[level[keep]]:
-            level = await self._break_ties(incumbent, proposals, arena, screen, level, means, keep)
+            level, again = await self._break_ties(incumbent, proposals, arena, screen, level, means, keep, verdicts)
         for i in set(means) - set(level):
             verdicts[i].reason = f"stopped at {stage}: mean Δ = {means[i]:+.3f}, worse than the incumbent there"
         for i in level[keep:]:
-            verdicts[i].undecided = means[i] > 0
-            verdicts[i].reason = f"not worse at {stage} (mean Δ = {means[i]:+.3f}) but not among the {keep} best"
+            verdicts[i].undecided = again.get(i, means[i]) > 0
+            verdicts[i].reason = (f"tied at {stage} (mean Δ = {means[i]:+.3f}); on {verdicts[i].stage.split(', ')[-1]} "
+                                  f"mean Δ = {again[i]:+.3f}, not among the {keep} best" if i in again else
+                                  f"not worse at {stage} (mean Δ = {means[i]:+.3f}) but not among the {keep} best")
         return level[:keep]
 
     async def _break_ties(self, incumbent: Harness, proposals: list[Harness], arena: Arena, screen: list,
-                          level: list[int], means: dict, keep: int) -> list[int]:
+                          level: list[int], means: dict, keep: int, verdicts: dict) -> tuple[list[int], dict]:
         """The looks tied at the gate's cut, ranked again on the gate's tasks and `tie_tasks` more of the
-        screen's (a tie there again: the proposer's order); those above the tie keep their places."""
+        screen's (a tie there again: the proposer's order); those above the tie keep their places. A
+        tied look's verdict holds what it was ranked on (its row counts the tie-break's rollouts)."""
         cut, tasks = means[level[keep - 1]], screen[:self.settings.gate + self.settings.tie_tasks]
+        stage = f"gate {self.settings.gate}/{len(arena.tasks)} tasks, tie-break {len(tasks)}/{len(arena.tasks)} tasks"
         tied = [i for i in level if means[i] == cut]
         inc, *evals = await asyncio.gather(arena.evaluate_on(incumbent, tasks),
                                            *(arena.evaluate_on(proposals[i], tasks) for i in tied))
-        again = {i: _mean(Paired.of(ev, inc, arena.objective.value_key)) for i, ev in zip(tied, evals)}
+        again = {}
+        for i, ev in zip(tied, evals):
+            paired = Paired.of(ev, inc, arena.objective.value_key)
+            verdicts[i], again[i] = _verdict(ev, paired, stage, arena.objective.strata)[0], _mean(paired)
         return ([i for i in level if means[i] > cut] + sorted(tied, key=lambda i: (-again[i], i))
-                + [i for i in level if means[i] < cut])
+                + [i for i in level if means[i] < cut]), again
 
     async def _judge_window(self, incumbent: Harness, proposals: list[Harness], arena: Arena) -> list[Verdict]:
         """`window`: the incumbent and every proposal on this round's blind window (a fresh sample each

@@ -40,7 +40,7 @@ from harnessx.search.proposers import Proposal, Proposer, RoundContext, make_pro
 from harnessx.search.mlflow_traces import RolloutBatch, pick
 from harnessx.search.traces import failing
 from harnessx.search.rundir import RunDir
-from harnessx.search.rules import make_acceptance, takes_alpha
+from harnessx.search.rules import as_json, check_settings, make_acceptance, takes_alpha
 from harnessx.search.space import load_space
 from harnessx.search.tracking import MlflowTracker, OptunaLedger, open_parent, open_study
 from harnessx.tasks import suite_hash
@@ -90,6 +90,7 @@ class Search:
         self.acceptance = make_acceptance(acceptance) if acceptance is not None else make_acceptance(
             config.run.accept, config.run.accept_options,
             **({"alpha": config.run.alpha} if takes_alpha(config.run.accept) else {}))
+        check_settings(self.acceptance, config.run.accept_options)
         self.judge = judge
         self.reporter = reporter or Reporter()
         self.dir = RunDir(Path(config.tracking.runs_dir) / config.run_name)
@@ -105,7 +106,7 @@ class Search:
                 "api_base": r.api_base,
                 "simulated": self.model.simulated, "proposer": self.proposer.name or r.proposer,
                 "meta_model": r.meta_model, "accept": self.acceptance.name or r.accept,
-                "accept_options": self.acceptance.options(),
+                "accept_options": as_json(self.acceptance.options()),
                 "alpha": r.alpha, "rounds": b.rounds, "proposals": b.proposals, "epochs": r.epochs, "seeds": r.seeds,
                 "sources": r.sources, "task_ids": r.task_ids, "temperature": r.temperature, "top_p": r.top_p,
                 **({"reasoning_effort": r.reasoning_effort} if r.reasoning_effort else {}),

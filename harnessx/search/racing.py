@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from typing import get_args
 
+from harnessx.errors import InputError
 from harnessx.evaluation import Evaluation
 from harnessx.harness import Harness
 from harnessx.search.acceptance import AcceptanceRule, Paired, Verdict, describe
 from harnessx.search.veto import p_harmed, vetoes
 from harnessx.search.arena import Arena
 from harnessx.stats import holm
+from harnessx.stats.paired import Method
+
+METHODS = get_args(Method)  # the paired tests `method` may name
 
 
 @dataclass
@@ -32,6 +37,14 @@ class PairedRacing(AcceptanceRule):
     method: str = "sign_flip"
     name: str = "paired"
     takes_alpha = True
+
+    def __post_init__(self) -> None:
+        checks = [("alpha", 0 < self.alpha < 1, "in (0, 1)"), ("smoke", self.smoke >= 1, "an integer >= 1"),
+                  ("drop_p", 0 < self.drop_p < 1, "in (0, 1)"),
+                  ("method", self.method in METHODS, " or ".join(METHODS))]
+        for field_name, ok, expected in checks:
+            if not ok:
+                raise InputError("--accept paired", f"{field_name} = {getattr(self, field_name)!r}", expected)
 
     async def judge(self, incumbent: Harness, proposals: list[Harness], arena: Arena) -> list[Verdict]:
         inc = await arena.evaluate(incumbent)

@@ -7,6 +7,7 @@ module), registered as an entry point of the group `harnessx.acceptance` or name
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -41,10 +42,13 @@ def make_acceptance(rule: str | AcceptanceRule, settings: dict[str, Any] | None 
     if not settings:
         return cls(**options)
     known = cls(**options).options()
-    unknown = sorted(set(settings) - set(known))
+    unknown = sorted(set(settings) - (set(known) - set(options)))  # alpha is --alpha's, not a setting
     if unknown:
-        raise InputError(ACCEPT_OPTION, f"{rule} has no option {', '.join(unknown)}",
-                         f"one of {', '.join(sorted(known))}" if known else f"none ({rule} takes no option)")
+        settable = sorted(set(known) - set(options))
+        taken = [f"--{k}" for k in unknown if k in options]
+        raise InputError(ACCEPT_OPTION, f"{rule} has no option {', '.join(unknown)}"
+                         + (f" ({', '.join(taken)} sets it)" if taken else ""),
+                         f"one of {', '.join(settable)}" if settable else f"none ({rule} takes no option)")
     for name, value in settings.items():  # a word where the rule's default is a number
         if _number(known[name]) and not _number(value):
             raise InputError(ACCEPT_OPTION, f"{name}={value!r}", f"a number (the default is {known[name]!r})")
@@ -52,6 +56,23 @@ def make_acceptance(rule: str | AcceptanceRule, settings: dict[str, Any] | None 
         return cls(**{**options, **settings})
     except (TypeError, ValueError) as exc:  # a value of the wrong kind (a word where a number goes)
         raise InputError(ACCEPT_OPTION, f"{rule}: {exc}", "values of the kinds the rule's options take") from None
+
+
+def as_json(settings: dict[str, Any]) -> dict[str, Any]:
+    """A rule's settings as config.json holds them (a tuple as a list, a path as its text), so the
+    record and a resume's settings compare alike."""
+    return json.loads(json.dumps(settings, default=str))
+
+
+def check_settings(rule: AcceptanceRule, settings: dict[str, Any]) -> None:
+    """A rule object given in Python and the config's `accept_options` must not disagree: the rule
+    runs, so a config setting it does not have would be silently dropped."""
+    have = as_json(rule.options())
+    differ = sorted(k for k, v in as_json(settings).items() if have.get(k, v) != v or k not in have)
+    if differ:
+        raise InputError("accept_options", f"{', '.join(f'{k}={settings[k]!r}' for k in differ)} but the rule "
+                         f"given has {', '.join(f'{k}={have.get(k)!r}' for k in differ)}",
+                         "the rule object's own settings, or none in the config")
 
 
 def _number(value: Any) -> bool:
@@ -66,6 +87,8 @@ def parse_options(items: list[str] | None) -> dict[str, Any]:
         name, sep, text = item.partition("=")
         if not sep or not name.strip() or not text.strip():
             raise InputError(ACCEPT_OPTION, f"got {item!r}", "name=value, e.g. move_p=0.3 or confirm=unseen")
+        if name.strip() in out:
+            raise InputError(ACCEPT_OPTION, f"{name.strip()} given twice", "each setting once")
         out[name.strip()] = _value(text.strip())
     return out
 
@@ -85,4 +108,4 @@ def _value(text: str) -> Any:
     return text
 
 
-__all__ = ["ACCEPTANCE", "DEFAULT_RULE", "make_acceptance", "parse_options", "rule_class", "takes_alpha"]
+__all__ = ["ACCEPTANCE", "DEFAULT_RULE", "as_json", "check_settings", "make_acceptance", "parse_options", "rule_class", "takes_alpha"]

@@ -31,7 +31,8 @@ __all__ = ["RunDir", "ledger_row", "read_json_file", "write_atomic"]
 
 # Config fields that may change on --resume: budgets, concurrency, stores, and raising --rounds.
 MUTABLE = ("rounds", "max_rollouts", "max_cost", "concurrency", "storage", "tracking_uri", "created")
-# Fields a run made before they were recorded lacks: its resume cannot check them (and takes today's).
+# Fields a run made before they were recorded lacks: its first resume cannot check them (it takes today's
+# and records them, so every later resume is checked against them).
 RECORDED_LATER = ("accept_options",)
 RUN_ID = "run_id"  # this run's identity, made once when its directory is created; kept by every resume
 
@@ -106,8 +107,9 @@ class RunDir:
             detail = "; ".join(_difference(k, old.get(k), config.get(k)) for k in changed)
             raise InputError(str(self.path), f"--resume with a different configuration ({detail})",
                              "the original options, or --name for a new search")
-        write_atomic(config_file, json.dumps({**old, **{k: config[k] for k in MUTABLE if k in config and k != "created"}},
-                                             indent=2))
+        recorded_now = {k: config[k] for k in RECORDED_LATER if k not in old and k in config}  # from now on, checked
+        write_atomic(config_file, json.dumps({**old, **{k: config[k] for k in MUTABLE if k in config and k != "created"},
+                                              **recorded_now}, indent=2))
         checkpoint = self / "checkpoint.json"
         if not checkpoint.is_file():
             return None
