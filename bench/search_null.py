@@ -85,7 +85,8 @@ async def replicate(seed: int, args, cache_dir: str) -> dict[str, dict[str, int]
     out = {}
     for name, rule in (("greedy", Greedy()), ("paired", PairedRacing()),
                        ("default", Explore(**{k: v for k, v in (("gate", args.gate), ("move_p", args.move_p),
-                                                                ("design", getattr(args, "design", None)))
+                                                                ("design", getattr(args, "design", None)),
+                                                                ("tie_tasks", getattr(args, "tie_tasks", None)))
                                               if v is not None}))):
         arena = Arena(runner, suite.tasks("search"), get_objective(args.objective), [seed], order_seed=seed)
         incumbent, hits = load_space().initial(), 0
@@ -134,6 +135,8 @@ def main() -> None:
     parser.add_argument("--design", default=None, help="the default rule's design (promote, halving; default: the shipped one)")
     parser.add_argument("--move-p", type=float, default=None,
                         help="the default rule's move bar (harnessx/search/explore.py; default: the shipped one)")
+    parser.add_argument("--tie-tasks", type=int, default=None,
+                        help="the default rule's gate tie-break (harnessx/search/explore.py; default: the shipped one)")
     parser.add_argument("--gate", type=int, default=None,
                         help="the default rule's minibatch gate (harnessx/search/explore.py; default: the shipped one)")
     parser.add_argument("--workers", type=int, default=2, help="replicates run in this many processes")

@@ -85,6 +85,8 @@ def main() -> None:
     parser.add_argument("--candidate", type=Path, default=None,
                         help="a run folder of the report draws at a budget with a design chosen on the design draws "
                              "and not (yet) the default (its --default options), shown apart from the default's")
+    parser.add_argument("--candidate-rounds", type=Path, default=None,
+                        help="the same candidate on the report draws with --rounds (no budget), beside the default's")
     parser.add_argument("--design-budget", nargs="+", default=[], metavar="LABEL=FOLDER",
                         help="design draws' run folders with the default at a --max-rollouts budget (this code's "
                              "defaults), the reference first: designs tried for the budget target")
@@ -105,11 +107,12 @@ def main() -> None:
         data["budgeted"] = {"draws": draws(found), "default": options(found[0], shipped),
                             "max_rollouts": found[0]["settings"]["max_rollouts"],
                             "borrowed": fill_in(found, args.reference), "jobs": found}
-    if args.candidate is not None:  # a design chosen on the design draws, reported before it is adopted
-        found = jobs(args.candidate)
-        data["candidate"] = {"draws": draws(found), "default": options(found[0], shipped_defaults()),
-                             "max_rollouts": found[0]["settings"].get("max_rollouts"),
-                             "borrowed": fill_in(found, args.reference), "jobs": found}
+    for key, folder in (("candidate", args.candidate), ("candidate_rounds", args.candidate_rounds)):
+        if folder is not None:  # a design chosen on the design draws, reported before it is adopted
+            found = jobs(folder)
+            data[key] = {"draws": draws(found), "default": options(found[0], shipped_defaults()),
+                         "max_rollouts": found[0]["settings"].get("max_rollouts"),
+                         "borrowed": fill_in(found, args.reference), "jobs": found}
     if args.design_budget:  # design draws with the default budget-driven: the designs tried for that target
         tried = collect_variants(args.design_budget, {k: str(v) for k, v in shipped_defaults().items()})
         first = next(iter(tried.values()))["jobs"][0]

@@ -283,6 +283,8 @@ FIGURES = {f.name: f for f in [
                search_figures.worlds_budget),
     FigureSpec("worlds-candidate", search_figures.WORLDS_CANDIDATE_COMMAND + " (bench/worlds.json)", True, False,
                search_figures.worlds_candidate),
+    FigureSpec("null-candidate", search_figures.NULL_CANDIDATE_COMMAND + " (bench/null_candidate.json)", True, False,
+               search_figures.null_candidate),
     FigureSpec("worlds-report", search_figures.WORLDS_REPORT_COMMAND + " (bench/worlds.json)", True, False,
                search_figures.worlds_report),
     FigureSpec("null-test", search_figures.NULL_COMMAND + " (bench/null_default.json)", True, False,

@@ -134,10 +134,13 @@ def worlds_report(w=None) -> str:
 
 def worlds_candidate(w=None) -> str:
     """The design chosen on the design draws for the budget target, not the default, on the report draws."""
-    c = json.loads(WORLDS_FILE.read_text(encoding="utf-8"))["candidate"]
-    lines = [f"Not the default: {c['default']} on the report draws {c['draws']}, --max-rollouts {c['max_rollouts']} "
-             f"(the 'default' row is this design; GEPA on what it spent){_borrowed(c)}", "", *_report_block(c)]
-    return "```text\n" + "\n".join(lines) + "\n```"
+    data = json.loads(WORLDS_FILE.read_text(encoding="utf-8"))
+    lines: list[str] = []
+    for c in (data[k] for k in ("candidate_rounds", "candidate") if k in data):
+        spend = f"--max-rollouts {c['max_rollouts']}" if c["max_rollouts"] else "6 rounds (no budget)"
+        lines += ["" if lines else None, f"Not the default: {c['default']} on the report draws {c['draws']}, {spend} "
+                  f"(the 'default' row is this design; GEPA on what it spent){_borrowed(c)}", "", *_report_block(c)]
+    return "```text\n" + "\n".join(x for x in lines if x is not None) + "\n```"
 
 
 def _borrowed(run: dict) -> str:
@@ -204,17 +207,24 @@ def _variants_table(variants: dict) -> str:
 
 
 NULL_FILE = ROOT / "bench" / "null_default.json"  # bench/search_null.py's --out at the shipped default
+NULL_CANDIDATE_FILE = ROOT / "bench" / "null_candidate.json"  # its --out with the candidate design as the default
+NULL_CANDIDATE_COMMAND = "python bench/search_null.py --seeds 20 --tie-tasks 8"
 NULL_COMMAND = "python bench/search_null.py --seeds 20 (at the shipped default: --gate 4)"
 
 
-def null_test(w=None) -> str:
+def null_candidate(w=None) -> str:
+    """The null test of the candidate design (bench/null_candidate.json), as null_test renders the shipped one."""
+    return null_test(w, NULL_CANDIDATE_FILE)
+
+
+def null_test(w=None, path: Path = NULL_FILE) -> str:
     """The null test's figures per rule, with n and Wilson 95% CIs, from its committed --out."""
-    data = json.loads(NULL_FILE.read_text(encoding="utf-8"))
+    data = json.loads(path.read_text(encoding="utf-8"))
     rounds, searches = data["rounds"], data["searches"]
     def share(k, n, ci):
         return f"{k}/{n} ({k / n:.3f}, {ci[0]:.3f}–{ci[1]:.3f})"
     lines = [f"{searches} replicates × {data['settings']['rounds']} rounds, {3 * data['settings']['sources']} toy tasks, "
-             f"the default rule's options: " + ", ".join(f"{k} {data['settings'][k]}" for k in ("gate", "design", "move_p")
+             f"the default rule's options: " + ", ".join(f"{k} {data['settings'][k]}" for k in ("gate", "design", "move_p", "tie_tasks")
                                                           if data["settings"].get(k) is not None)]
     for name, r in data["rules"].items():
         lines.append(f"- `{name}`: a copy {'moved to' if name == 'default' else 'accepted'} in "

@@ -213,7 +213,7 @@ class Explore(AcceptanceRule):
         for i in set(means) - set(level):
             verdicts[i].reason = f"stopped at {stage}: mean Δ = {means[i]:+.3f}, worse than the incumbent there"
         for i in level[keep:]:
-            verdicts[i].undecided = again.get(i, means[i]) > 0
+            verdicts[i].undecided = means[i] > 0  # ahead at the gate: no evidence against it (the tie's mean ranks only)
             verdicts[i].reason = (f"tied at {stage} (mean Δ = {means[i]:+.3f}); on {verdicts[i].stage.split(', ')[-1]} "
                                   f"mean Δ = {again[i]:+.3f}, not among the {keep} best" if i in again else
                                   f"not worse at {stage} (mean Δ = {means[i]:+.3f}) but not among the {keep} best")
