@@ -11,7 +11,7 @@ import json
 import math
 from typing import Any
 
-from harnessx.errors import InputError
+from harnessx.errors import InputError, one_of
 from harnessx.search.acceptance import AcceptanceRule
 from harnessx.search.names import DEFAULT_RULE, RULE_NAMES, RULE_REGISTRY
 
@@ -48,7 +48,7 @@ def make_acceptance(rule: str | AcceptanceRule, settings: dict[str, Any] | None 
         taken = [f"--{k}" for k in unknown if k in options]
         raise InputError(ACCEPT_OPTION, f"{rule} has no option {', '.join(unknown)}"
                          + (f" ({', '.join(taken)} sets it)" if taken else ""),
-                         f"one of {', '.join(settable)}" if settable else f"none ({rule} takes no option)")
+                         one_of(settable) + ("" if settable else f" ({rule} takes no option)"))
     for name, value in settings.items():  # a word where the rule's default is a number
         if _number(known[name]) and not _number(value):
             raise InputError(ACCEPT_OPTION, f"{name}={value!r}", f"a number (the default is {known[name]!r})")
