@@ -31,9 +31,10 @@ def group(profile, rows_by_seed, env="retail"):
 
 @pytest.mark.slow
 def test_the_bench_knows_the_default_and_runs_it_bare():
+    import efficiency_args as options
     import search_efficiency as bench
-    assert "default" in bench.STRATEGIES and bench.BARE == ("paper", "default", "gepa")
-    assert bench.RULES["default"] == "default" and "default" in bench.CANDIDATES
+    assert "default" in options.STRATEGIES and options.BARE == ("paper", "default", "gepa")
+    assert bench.RULES["default"] == "default" and "default" in options.CANDIDATES
     out = subprocess.run([sys.executable, str(BENCH / "search_efficiency.py"), "--strategies", "paper,nope"],
                          capture_output=True, text=True)
     assert out.returncode == 2 and "nope" in out.stderr and "default" in out.stderr
