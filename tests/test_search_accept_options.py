@@ -92,13 +92,19 @@ def test_a_search_records_its_settings_and_a_resume_must_repeat_them(tmp_path, m
     assert json.loads(config_file.read_text())["accept_options"] == recorded
 
 
-def test_a_run_made_before_settings_were_recorded_still_resumes(tmp_path, monkeypatch):
+def _legacy_run(tmp_path, monkeypatch):
+    """A run whose config.json predates `accept_options` (made, then the field removed)."""
     monkeypatch.chdir(tmp_path)
     assert _search().exit_code == 0
     config_file = tmp_path / "runs" / "s" / "config.json"
     old = json.loads(config_file.read_text())
     del old["accept_options"]
     config_file.write_text(json.dumps(old))
+    return config_file
+
+
+def test_a_run_made_before_settings_were_recorded_still_resumes(tmp_path, monkeypatch):
+    _legacy_run(tmp_path, monkeypatch)
     out = _search("--resume")
     assert out.exit_code == 0, out.output
 
@@ -135,12 +141,7 @@ def test_a_setting_given_twice_is_refused():
 
 
 def test_a_legacy_runs_first_resume_records_its_settings_and_the_next_is_checked(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    assert _search().exit_code == 0
-    config_file = tmp_path / "runs" / "s" / "config.json"
-    old = json.loads(config_file.read_text())
-    del old["accept_options"]
-    config_file.write_text(json.dumps(old))
+    config_file = _legacy_run(tmp_path, monkeypatch)
     assert _search("--resume", "--accept-option", "move_p=0.4").exit_code == 0  # unknowable: taken and recorded
     assert json.loads(config_file.read_text())["accept_options"]["move_p"] == 0.4
     out = _search("--resume", "--accept-option", "move_p=0.9")
