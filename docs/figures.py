@@ -328,6 +328,19 @@ def body(spec: FigureSpec, rendered: str) -> str:
     return rendered if spec.inline else f"\n{rendered}\n"
 
 
+def write_blocks(rendered: dict[str, str], where: dict[str, list[Path]]) -> None:
+    """Put each rendered block into the files that hold it, as they are now: the figures take minutes,
+    and text edited meanwhile outside the blocks is kept, not overwritten with what was read at the start."""
+    for path in sorted({p for name in rendered for p in where[name]}):
+        before = text = path.read_text(encoding="utf-8")
+        for name, new in rendered.items():
+            if path in where[name]:
+                current(text, name, path.name)  # the block must still be there once
+                text = block_pattern(name).sub(lambda m, new=new: m.group(1) + new + m.group(3), text, count=1)
+        if text != before:
+            path.write_text(text, encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("names", nargs="*", help=f"figures (default: all): {', '.join(FIGURES)}")
@@ -347,6 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     specs = [FIGURES[n] for n in args.names or FIGURES]
     texts = {path: path.read_text(encoding="utf-8") for path in args.files or doc_files()}
     where = {spec.name: holders(texts, spec.name) for spec in specs}  # every block found before anything runs
+    rendered: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="harnessx-figures-") as tmp:
         work = Workdir(args.work_dir or Path(tmp))
         work.path.mkdir(parents=True, exist_ok=True)
@@ -355,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.check and not spec.deterministic:
                 print(f"{spec.name}: timing figure, not compared")
                 continue
-            new = body(spec, spec.render(work))
+            new = rendered[spec.name] = body(spec, spec.render(work))
             for path in where[spec.name]:
                 old = current(texts[path], spec.name, path.name)
                 if args.check:
@@ -367,13 +381,9 @@ def main(argv: list[str] | None = None) -> int:
                     else:
                         print(f"{spec.name}: matches in {path.name}")
                 else:
-                    texts[path] = block_pattern(spec.name).sub(lambda m: m.group(1) + new + m.group(3), texts[path],
-                                                               count=1)
                     print(f"{spec.name}: {'unchanged' if new == old else 'rewritten'} in {path.name}")
     if not args.check:
-        for path, text in texts.items():
-            if text != path.read_text(encoding="utf-8"):
-                path.write_text(text, encoding="utf-8")
+        write_blocks(rendered, where)
     return 1 if differ else 0
 
 

@@ -48,6 +48,21 @@ def test_rewrite_replaces_only_the_blocks(fake, tmp_path):
     assert fake.main(["--readme", str(readme), "--check"]) == 0  # now matches
 
 
+def test_text_edited_while_the_figures_run_is_kept(fake, tmp_path, monkeypatch):
+    """The figures take minutes; a line of prose edited meanwhile, outside every block, survives the rewrite."""
+    readme = tmp_path / "README.md"
+    readme.write_text(README, encoding="utf-8")
+
+    def render_and_edit(w):  # the user edits the file while this figure's command runs
+        readme.write_text(readme.read_text(encoding="utf-8").replace("intro", "edited intro"), encoding="utf-8")
+        return "42/64 65.6% [53.4, 76.1]"
+    monkeypatch.setitem(fake.FIGURES, "det", fake.FigureSpec("det", "echo det", True, True, render_and_edit))
+    assert fake.main(["--readme", str(readme), "--work-dir", str(tmp_path / "w")]) == 0
+    text = readme.read_text(encoding="utf-8")
+    assert text.startswith("edited intro <!-- figure:det -->42/64 65.6% [53.4, 76.1]<!-- /figure:det --> tail")
+    assert "<!-- figure:lines -->\na\nb\n<!-- /figure:lines -->" in text
+
+
 def test_check_fails_on_a_stale_deterministic_block_and_never_compares_timing(fake, tmp_path, capsys):
     readme = tmp_path / "README.md"
     readme.write_text(README, encoding="utf-8")
