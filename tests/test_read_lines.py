@@ -18,7 +18,7 @@ LINE = re.compile(r"read (\d+) tasks of (.+?); using (\d+) \(([^)]*)\); skipped 
 
 
 def _line(output: str) -> tuple[int, int, dict[str, int], int, str]:
-    m = LINE.search(output.replace("\n", " "))
+    m = LINE.search(" ".join(output.split()))  # the console wraps the line anywhere (its width, the path's length)
     assert m, f"no read/used/skipped line in:\n{output}"
     parts = dict((s, int(n)) for n, s in (p.split(" ", 1) for p in m.group(4).split(", ")))
     return int(m.group(1)), int(m.group(3)), parts, int(m.group(5)), m.group(6)
