@@ -84,7 +84,7 @@ def test_the_plan_and_the_pre_flight_say_the_budget_sets_the_rounds(tmp_path, mo
     assert p.budgeted and p.rollouts == 1000 and p.rounds == (1000 - 128) // p.rollouts_per_round
     assert not any("buys only" in w for w in p.warnings)
     given = plan(PlanConfig(tasks=128, max_rollouts=1000, rounds=8))
-    assert not given.budgeted and any("buys only 3 of the 8 rounds" in w for w in given.warnings)  # (1000 - 128) // 228
+    assert not given.budgeted and any("buys only 2 of the 8 rounds" in w for w in given.warnings)  # (1000 - 128) // 300
     monkeypatch.chdir(tmp_path)
     out = CliRunner().invoke(app, ["search", "--env", "toy", "--max-rollouts", "200", "--no-mlflow", "--name", "b",
                                    "--certify-split", "none"])

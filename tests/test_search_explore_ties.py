@@ -36,7 +36,7 @@ def a_round(seed: int, tie_tasks: int):
     (at a random place in the proposer's order, past the gate's cut) that also succeeds there."""
     rng = random.Random(seed)
     tasks = make_tasks(rng.randint(12, 40))
-    rule = make_acceptance("default", {"tie_tasks": tie_tasks} if tie_tasks else {})
+    rule = make_acceptance("default", {"tie_tasks": tie_tasks})
     inc = succeeding_on("inc", tasks, set())  # fails everything: every pair is one the incumbent failed
     arena = FakeArena({inc.harness.hash: inc})
     screen, _ = rule.window(arena, inc)

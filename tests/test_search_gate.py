@@ -52,8 +52,10 @@ def test_among_many_looks_the_gain_is_moved_to_mostly_a_copy_never_and_the_spend
 
 
 def test_the_planner_counts_the_looks_and_their_minibatches():
-    base, gated = ExploreSettings(gate=0), ExploreSettings(gate=4)
+    base, gated, tied = ExploreSettings(gate=0), ExploreSettings(gate=4, tie_tasks=0), ExploreSettings(gate=4)
     assert climb_rollouts(gated, 128, 3) == climb_rollouts(base, 128, 3) + (12 - 3) * 4
+    # the default's tie-break: each look the gate cuts may be ranked on 8 more tasks
+    assert tied.tie_tasks == 8 and climb_rollouts(tied, 128, 3) == climb_rollouts(base, 128, 3) + (12 - 3) * (4 + 8)
     assert looks(PlanConfig(tasks=128, accept="greedy", proposals=3)) == 3
     assert plan(PlanConfig(tasks=128, accept="default", rounds=2)).cap == 128 * (1 + 2 * looks(
         PlanConfig(tasks=128, accept="default")))

@@ -57,6 +57,8 @@ DESIGNS = ("promote", "halving", "window")
 CONFIRM = ("all", "unseen")  # what a climber at the whole split is moved on
 FAILING_SHARE = 0.75  # of the screen's pairs, taken where the incumbent failed
 DEFAULT_GATE = 4  # tasks of the minibatch gate (docs/search-benchmarks.md, "Breadth and pairs")
+DEFAULT_TIE_TASKS = 8  # more screen tasks the looks tied at the gate's cut are ranked on (search-benchmarks.md,
+#                        "Designs tried for the budget target")
 
 
 @dataclass
@@ -76,8 +78,9 @@ class ExploreSettings:
     #                           `gate` tasks; only the best `--proposals` not worse than the incumbent there go on;
     #                           0: off; None: DEFAULT_GATE (off with design window, which has no screen to gate)
 
-    tie_tasks: int = 0        # > 0: looks tied at the gate's cut are ranked again on this many more screen tasks
-    #                           (0: the proposer's order breaks the tie)
+    tie_tasks: int | None = None  # > 0: looks tied at the gate's cut are ranked again on this many more screen
+    #                           tasks; 0: the proposer's order breaks the tie; None: DEFAULT_TIE_TASKS (at most
+    #                           screen - gate; 0 without a gate)
 
     def looks(self, proposals: int) -> int:
         """Proposals judged a round: with a gate, the screening rollouts of `proposals` screens bought as
@@ -87,6 +90,8 @@ class ExploreSettings:
     def __post_init__(self) -> None:
         if self.gate is None:
             self.gate = 0 if self.design == "window" else min(DEFAULT_GATE, int(self.screen))
+        if self.tie_tasks is None:
+            self.tie_tasks = max(0, min(DEFAULT_TIE_TASKS, int(self.screen) - int(self.gate))) if self.gate else 0
         checks = [(k, float(getattr(self, k)).is_integer(), "a whole number of tasks") for k in ("screen", "gate", "tie_tasks")]
         checks += [("screen", self.screen >= 2 and self.screen % 2 == 0, "an even number of tasks >= 2 (whole pairs)"),
                   ("design", self.design in DESIGNS,
@@ -321,6 +326,6 @@ def climb_rollouts(settings: ExploreSettings, n: int, k: int) -> int:
         r += 1
         size = n if s * 2 ** r >= n - 2 else min(n, s + s * 2 ** r)
         sizes.append(size)
-    gated = (settings.looks(k) - k) * (min(settings.gate, s) + settings.tie_tasks) if settings.gate else 0
+    gated = (settings.looks(k) - k) * min(settings.gate + settings.tie_tasks, s) if settings.gate else 0
     climbers = [k] + [1 if settings.design == "promote" else max(1, math.ceil(k / 2 ** i)) for i in range(1, len(sizes))]
     return gated + sum(c * (b - a) for c, a, b in zip(climbers, [0, *sizes], sizes))
