@@ -4,11 +4,16 @@ are recomputed from their jobs, so `docs/figures.py --check` compares them like 
 
     python bench/worlds_collect.py --report runs/report --design A=runs/design-a B=runs/design-b ... \
         [--reference runs/earlier-report] [--budgeted runs/report-at-a-budget] \
-        [--design-budget A=runs/design-a-at-a-budget B=...]
+        [--design-budget A=runs/design-a-at-a-budget B=...] [--before runs/x --before-rounds runs/y]
 
 Each run folder's jobs.jsonl is read as written (one line per finished job, with the settings that
 shaped it); a design variant's label is the name the table gives it, its options are read from the
 jobs' settings. The first design variant is the one the others are compared with per world.
+
+A job records only the options it was given, so each group of runs is read against the defaults of
+the code that ran it (`--defaults` for the design runs; `--report-defaults`, default this code's; and
+`--before-defaults` and `--design-budget-defaults`, required with their runs); a row then still names
+what ran once the shipped defaults move.
 """
 
 from __future__ import annotations
@@ -36,12 +41,25 @@ def draws(found: list[dict]) -> str:
     return f"{numbers[0]}-{numbers[-1]}" if numbers else "none"
 
 
-def shipped_defaults() -> dict[str, object]:
+def shipped_defaults() -> dict[str, str]:
     """The default rule's options in this code (what a run given no --default ran with)."""
     from harnessx.search.explore import ExploreSettings
 
     shipped = ExploreSettings()
-    return {"design": shipped.design, "gate": shipped.gate, "move_p": shipped.move_p}
+    return {k: str(getattr(shipped, k)) for k in ("design", "gate", "move_p", "tie_tasks")}
+
+
+def parse_defaults(text: str) -> dict[str, str]:
+    return dict(kv.split("=", 1) for kv in filter(None, text.split(",")))
+
+
+def block(folder: Path, defaults: dict[str, str], reference: Path | None) -> dict:
+    """A run of the report draws as the figures read it: its draws, the default's options, its budget,
+    the rows borrowed from `reference` and its jobs."""
+    found = jobs(folder)
+    return {"draws": draws(found), "default": options(found[0], defaults),
+            "max_rollouts": found[0]["settings"].get("max_rollouts"),
+            "borrowed": fill_in(found, reference), "jobs": found}
 
 
 def fill_in(report: list[dict], reference: Path | None) -> list[str]:
@@ -80,46 +98,46 @@ def main() -> None:
     parser.add_argument("--budgeted", type=Path, default=None,
                         help="a run folder of the same report draws with the default given --max-rollouts (its "
                              "rounds from the budget), shown beside the report")
-    parser.add_argument("--budgeted-defaults", default=",".join(f"{k}={v}" for k, v in shipped_defaults().items()),
-                        help="the default rule's options in the code the --budgeted run used (default: this code's)")
-    parser.add_argument("--candidate", type=Path, default=None,
-                        help="a run folder of the report draws at a budget with a design chosen on the design draws "
-                             "and not (yet) the default (its --default options), shown apart from the default's")
-    parser.add_argument("--candidate-rounds", type=Path, default=None,
-                        help="the same candidate on the report draws with --rounds (no budget), beside the default's")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="a run folder of the report draws at a budget with the default before its last change, "
+                             "shown apart from the default's")
+    parser.add_argument("--before-rounds", type=Path, default=None,
+                        help="the same default before its last change on the report draws with --rounds (no budget)")
     parser.add_argument("--design-budget", nargs="+", default=[], metavar="LABEL=FOLDER",
-                        help="design draws' run folders with the default at a --max-rollouts budget (this code's "
-                             "defaults), the reference first: designs tried for the budget target")
+                        help="design draws' run folders with the default at a --max-rollouts budget, the reference "
+                             "first: designs tried for the budget target")
+    here = ",".join(f"{k}={v}" for k, v in shipped_defaults().items())
     parser.add_argument("--defaults", default="",
-                        help="the default rule's options in the code the runs used, e.g. design=promote,move_p=0.3,gate=0")
+                        help="the default rule's options in the code the --design runs used, e.g. "
+                             "design=promote,move_p=0.3,gate=0")
+    parser.add_argument("--report-defaults", default=here, help="the default rule's options in the code the --report "
+                        "and --budgeted runs used (default: this code's)")
+    for name, what in (("before", "--before and --before-rounds"), ("design-budget", "--design-budget")):
+        parser.add_argument(f"--{name}-defaults", default=None,
+                            help=f"the default rule's options in the code the {what} runs used (required with them: "
+                                 "those runs were made on code whose defaults differ from this code's)")
     parser.add_argument("--out", type=Path, default=Path(__file__).with_name("worlds.json"))
     args = parser.parse_args()
-    defaults = dict(kv.split("=", 1) for kv in filter(None, args.defaults.split(",")))
-    report = jobs(args.report)
-    borrowed = fill_in(report, args.reference)
-    variants = collect_variants(args.design, defaults)
-    data = {"report": {"draws": draws(report), "default": options(report[0], defaults),
-                       "strategies": list(report[0]["rows"]), "borrowed": borrowed, "jobs": report},
+    for given, needs in (((args.before, args.before_rounds), "before_defaults"), ((args.design_budget,), "design_budget_defaults")):
+        if any(given) and getattr(args, needs) is None:
+            parser.error(f"--{needs.replace('_', '-')} is required with those runs (the options of the code that ran "
+                         "them, e.g. design=halving,gate=4,move_p=0.5,tie_tasks=0)")
+    variants = collect_variants(args.design, parse_defaults(args.defaults))
+    report = block(args.report, parse_defaults(args.report_defaults), args.reference)
+    data = {"report": {**report, "strategies": list(report["jobs"][0]["rows"])},
             "design": {"draws": draws(next(iter(variants.values()))["jobs"]), "variants": variants}}
     if args.budgeted is not None:  # the same draws with the default budget-driven (--max-rollouts)
-        found = jobs(args.budgeted)
-        shipped = dict(kv.split("=", 1) for kv in filter(None, args.budgeted_defaults.split(",")))
-        data["budgeted"] = {"draws": draws(found), "default": options(found[0], shipped),
-                            "max_rollouts": found[0]["settings"]["max_rollouts"],
-                            "borrowed": fill_in(found, args.reference), "jobs": found}
-    for key, folder in (("candidate", args.candidate), ("candidate_rounds", args.candidate_rounds)):
-        if folder is not None:  # a design chosen on the design draws, reported before it is adopted
-            found = jobs(folder)
-            data[key] = {"draws": draws(found), "default": options(found[0], shipped_defaults()),
-                         "max_rollouts": found[0]["settings"].get("max_rollouts"),
-                         "borrowed": fill_in(found, args.reference), "jobs": found}
+        data["budgeted"] = block(args.budgeted, parse_defaults(args.report_defaults), args.reference)
+    for key, folder in (("before", args.before), ("before_rounds", args.before_rounds)):
+        if folder is not None:  # the default before its last change, on the same draws
+            data[key] = block(folder, parse_defaults(args.before_defaults), args.reference)
     if args.design_budget:  # design draws with the default budget-driven: the designs tried for that target
-        tried = collect_variants(args.design_budget, {k: str(v) for k, v in shipped_defaults().items()})
+        tried = collect_variants(args.design_budget, parse_defaults(args.design_budget_defaults))
         first = next(iter(tried.values()))["jobs"][0]
         data["design_budget"] = {"draws": draws(next(iter(tried.values()))["jobs"]),
                                  "max_rollouts": first["settings"]["max_rollouts"], "variants": tried}
     args.out.write_text(json.dumps(data, indent=None, separators=(",", ":")) + "\n", encoding="utf-8")
-    print(f"{args.out}: report {len(report)} jobs (draws {data['report']['draws']}), design "
+    print(f"{args.out}: report {len(report['jobs'])} jobs (draws {report['draws']}), design "
           + ", ".join(f"{k} {len(v['jobs'])} jobs ({v['options']})" for k, v in variants.items()))
 
 

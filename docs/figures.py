@@ -281,10 +281,10 @@ FIGURES = {f.name: f for f in [
                search_figures.worlds_design),
     FigureSpec("worlds-budget", search_figures.WORLDS_BUDGET_COMMAND + " (bench/worlds.json)", True, False,
                search_figures.worlds_budget),
-    FigureSpec("worlds-candidate", search_figures.WORLDS_CANDIDATE_COMMAND + " (bench/worlds.json)", True, False,
-               search_figures.worlds_candidate),
-    FigureSpec("null-candidate", search_figures.NULL_CANDIDATE_COMMAND + " (bench/null_candidate.json)", True, False,
-               search_figures.null_candidate),
+    FigureSpec("worlds-before", search_figures.WORLDS_BEFORE_COMMAND + " (bench/worlds.json)", True, False,
+               search_figures.worlds_before),
+    FigureSpec("null-before", search_figures.NULL_BEFORE_COMMAND + " (bench/null_before_tie.json)", True, False,
+               search_figures.null_before),
     FigureSpec("worlds-report", search_figures.WORLDS_REPORT_COMMAND + " (bench/worlds.json)", True, False,
                search_figures.worlds_report),
     FigureSpec("null-test", search_figures.NULL_COMMAND + " (bench/null_default.json)", True, False,
@@ -331,14 +331,17 @@ def body(spec: FigureSpec, rendered: str) -> str:
 def write_blocks(rendered: dict[str, str], where: dict[str, list[Path]]) -> None:
     """Put each rendered block into the files that hold it, as they are now: the figures take minutes,
     and text edited meanwhile outside the blocks is kept, not overwritten with what was read at the start."""
+    changed: dict[Path, str] = {}
     for path in sorted({p for name in rendered for p in where[name]}):
         before = text = path.read_text(encoding="utf-8")
         for name, new in rendered.items():
             if path in where[name]:
-                current(text, name, path.name)  # the block must still be there once
+                current(text, name, path.name)  # the block must still be there once (else nothing is written)
                 text = block_pattern(name).sub(lambda m, new=new: m.group(1) + new + m.group(3), text, count=1)
         if text != before:
-            path.write_text(text, encoding="utf-8")
+            changed[path] = text
+    for path, text in changed.items():
+        path.write_text(text, encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:

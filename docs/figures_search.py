@@ -61,13 +61,16 @@ SEARCH_COMMAND = ("python bench/search_efficiency.py --envs terminal --worlds ba
                   "--strategies default --gt-epochs 1 --terminal-heldout-tasks 64 --terminal-tasks 128")
 
 
-# the results.json of each run: the shipped default on 20 and on all search tasks, then the same two
-# runs of the default before #48 (promote, move p < 0.3, no gate), kept to compare; the 20-task cut's
-# seeds 2-3 and seeds 0-3 with confirm=unseen; the shipped default on all search tasks with two seeds
-# per task (bench --epochs 2); and how each row names its rule
-TERMINAL_RUNS = {"before": "shipped", "after": "shipped", "prior_before": "pre-#48", "prior_after": "pre-#48",
-                 "before_seeds23": "shipped", "unseen_before": "shipped, confirm=unseen",
-                 "epochs2_after": "shipped, --epochs 2"}
+# the results.json of each run, and how each row names its rule: the shipped default (the gate's
+# tie-break, tie_tasks 8) on 20 and on all search tasks, and on all for 12 rounds and with two seeds per task
+# (bench --epochs 2); the same two runs of the default before the
+# tie-break and before #48 (promote, move p < 0.3, no gate), kept to compare; the 20-task cut's seeds 2-3
+# and seeds 0-3 with confirm=unseen, and all search tasks with two seeds per task (bench --epochs 2),
+# before the tie-break
+TERMINAL_RUNS = {"tie_before": "shipped", "tie_after": "shipped", "tie_rounds12": "shipped, 12 rounds",
+                 "tie_epochs2": "shipped, --epochs 2",
+                 "before": "no tie-break", "after": "no tie-break", "prior_before": "pre-#48", "prior_after": "pre-#48", "before_seeds23": "no tie-break",
+                 "unseen_before": "no tie-break, confirm=unseen", "epochs2_after": "no tie-break, --epochs 2"}
 
 
 def terminal_search(w=None) -> str:
@@ -104,8 +107,8 @@ WORLDS_BUDGET_COMMAND = ("python bench/search_efficiency.py --envs retail --worl
                          "--retail-tasks 64 --heldout-tasks 64 --strategies default[,gepa] --max-rollouts 486 "
                          "[--default <options>] [--proposals K]")
 
-WORLDS_CANDIDATE_COMMAND = ("python bench/search_efficiency.py --envs retail --worlds draw:1000-1019 --seeds 1 --rho 0.5 "
-                            "--strategies default,gepa --max-rollouts 973 --default <the design's options>")
+WORLDS_BEFORE_COMMAND = ("python bench/search_efficiency.py --envs retail --worlds draw:1000-1019 --seeds 1 --rho 0.5 "
+                         "--strategies default,gepa [--max-rollouts 973] --default tie_tasks=0")
 
 
 def _summaries(jobs: list[dict]) -> list[dict]:
@@ -132,14 +135,14 @@ def worlds_report(w=None) -> str:
     return "```text\n" + "\n".join(lines) + "\n```"
 
 
-def worlds_candidate(w=None) -> str:
-    """The design chosen on the design draws for the budget target, not the default, on the report draws."""
+def worlds_before(w=None) -> str:
+    """The default before its last change (the gate's tie-break), on the same report draws."""
     data = json.loads(WORLDS_FILE.read_text(encoding="utf-8"))
     lines: list[str] = []
-    for c in (data[k] for k in ("candidate_rounds", "candidate") if k in data):
+    for c in (data[k] for k in ("before_rounds", "before") if k in data):
         spend = f"--max-rollouts {c['max_rollouts']}" if c["max_rollouts"] else "6 rounds (no budget)"
-        lines += ["" if lines else None, f"Not the default: {c['default']} on the report draws {c['draws']}, {spend} "
-                  f"(the 'default' row is this design; GEPA on what it spent){_borrowed(c)}", "", *_report_block(c)]
+        lines += ["" if lines else None, f"The default before the tie-break: {c['default']} on the report draws "
+                  f"{c['draws']}, {spend} (GEPA on what it spent){_borrowed(c)}", "", *_report_block(c)]
     return "```text\n" + "\n".join(x for x in lines if x is not None) + "\n```"
 
 
@@ -207,25 +210,29 @@ def _variants_table(variants: dict) -> str:
 
 
 NULL_FILE = ROOT / "bench" / "null_default.json"  # bench/search_null.py's --out at the shipped default
-NULL_CANDIDATE_FILE = ROOT / "bench" / "null_candidate.json"  # its --out with the candidate design as the default
-NULL_CANDIDATE_COMMAND = "python bench/search_null.py --seeds 20 --tie-tasks 8"
-NULL_COMMAND = "python bench/search_null.py --seeds 20 (at the shipped default: --gate 4)"
+NULL_BEFORE_FILE = ROOT / "bench" / "null_before_tie.json"  # its --out at the default before the tie-break
+NULL_BEFORE_COMMAND = "python bench/search_null.py --seeds 20 --tie-tasks 0"
+NULL_COMMAND = "python bench/search_null.py --seeds 20 (at the shipped default: --tie-tasks 8)"
 
 
-def null_candidate(w=None) -> str:
-    """The null test of the candidate design (bench/null_candidate.json), as null_test renders the shipped one."""
-    return null_test(w, NULL_CANDIDATE_FILE)
+def null_before(w=None) -> str:
+    """The null test of the default before the tie-break (bench/null_before_tie.json), as null_test renders
+    the shipped one."""
+    return null_test(w, NULL_BEFORE_FILE)
 
 
 def null_test(w=None, path: Path = NULL_FILE) -> str:
     """The null test's figures per rule, with n and Wilson 95% CIs, from its committed --out."""
     data = json.loads(path.read_text(encoding="utf-8"))
     rounds, searches = data["rounds"], data["searches"]
+    settings = {"tie_tasks": 0, **data["settings"]}  # a file measured before the tie-break existed ran without it
     def share(k, n, ci):
         return f"{k}/{n} ({k / n:.3f}, {ci[0]:.3f}–{ci[1]:.3f})"
-    lines = [f"{searches} replicates × {data['settings']['rounds']} rounds, {3 * data['settings']['sources']} toy tasks, "
-             f"the default rule's options: " + ", ".join(f"{k} {data['settings'][k]}" for k in ("gate", "design", "move_p", "tie_tasks")
-                                                          if data["settings"].get(k) is not None)]
+    lines = [f"{searches} replicates × {settings['rounds']} rounds, {3 * settings['sources']} toy tasks, "
+             f"the default rule's options: " + ", ".join(f"{k} {settings[k]}" for k in ("gate", "design", "move_p", "tie_tasks")
+                                                          if settings.get(k) is not None)
+             + ("" if all(settings.get(k) is not None for k in ("gate", "design", "move_p")) else
+                ", the others as shipped")]
     for name, r in data["rules"].items():
         lines.append(f"- `{name}`: a copy {'moved to' if name == 'default' else 'accepted'} in "
                      f"{share(r['accepted_rounds'], rounds, r['ci'])} rounds; ends on a copy in "

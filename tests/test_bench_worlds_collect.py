@@ -9,6 +9,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "docs"))
@@ -44,14 +46,18 @@ def test_the_designs_tried_at_a_budget_are_kept_and_rendered(tmp_path, monkeypat
     report = folder(tmp_path, "report", [job(1000, 0.1, 900)])
     design = folder(tmp_path, "design", [job(0, 0.1, 900)])
     out = tmp_path / "worlds.json"
-    monkeypatch.setattr(sys, "argv", ["worlds_collect.py", "--report", str(report), "--design", f"A={design}",
-                                      "--design-budget", f"K3={shipped}", f"K2={narrow}", f"gate2={gate}",
-                                      "--out", str(out)])
+    argv = ["worlds_collect.py", "--report", str(report), "--design", f"A={design}",
+            "--design-budget", f"K3={shipped}", f"K2={narrow}", f"gate2={gate}", "--out", str(out)]
+    monkeypatch.setattr(sys, "argv", argv)  # runs of older code without the defaults that code had: refused
+    with pytest.raises(SystemExit) as refused:
+        worlds_collect.main()
+    assert refused.value.code == 2 and not out.exists()
+    monkeypatch.setattr(sys, "argv", [*argv, "--design-budget-defaults", "design=halving,gate=4,move_p=0.5,tie_tasks=0"])
     worlds_collect.main()
     data = json.loads(out.read_text())["design_budget"]
     assert data["draws"] == "0-2" and data["max_rollouts"] == 486 and list(data["variants"]) == ["K3", "K2", "gate2"]
     assert "proposals=2" in data["variants"]["K2"]["options"] and "proposals" not in data["variants"]["K3"]["options"]
-    assert "gate=2" in data["variants"]["gate2"]["options"]
+    assert "gate=2" in data["variants"]["gate2"]["options"] and "tie_tasks=0" in data["variants"]["K3"]["options"]
     monkeypatch.setattr(figures_search, "WORLDS_FILE", out)
     rows = {line.split(" | ")[0].split("(")[-1].rstrip(")"): line for line in figures_search.worlds_budget().splitlines()
             if line.startswith("| `")}
@@ -63,9 +69,10 @@ def test_the_designs_tried_at_a_budget_are_kept_and_rendered(tmp_path, monkeypat
     assert "GEPA on K3's rollouts | 3 | +0.050" in figures_search.worlds_budget()
 
 
-def test_a_candidate_design_is_kept_apart_from_the_default(tmp_path, monkeypatch):
-    """A design chosen on the design draws and reported on the report draws before it is adopted: its
-    own block, named as not the default, with the paper's rows borrowed from the reference run."""
+def test_the_default_before_its_last_change_is_kept_apart_and_named_by_the_code_that_ran_it(tmp_path, monkeypatch):
+    """The default before the tie-break, on the same report draws: its own block, named by the options of
+    the code that ran it (a job records only the options it was given), with the paper's rows borrowed
+    from the reference run; the report read against this code's defaults."""
     def report_job(draw, gain, default=None):
         j = job(draw, gain, 900, default=default, gepa=0.05)
         j["settings"]["max_rollouts"] = 973
@@ -74,19 +81,24 @@ def test_a_candidate_design_is_kept_apart_from_the_default(tmp_path, monkeypatch
     for j in reference:
         j["rows"]["paper"] = {**j["rows"]["default"], "rollouts": 2432, "gain_heldout": 0.2, "gain_search": 0.2}
     ref = folder(tmp_path, "ref", reference)
-    report = folder(tmp_path, "report", [report_job(d, 0.1) for d in (1000, 1001)])
-    candidate = folder(tmp_path, "cand", [report_job(d, g, {"tie_tasks": 8.0}) for d, g in ((1000, 0.2), (1001, 0.1))])
+    report = folder(tmp_path, "report", [report_job(d, g) for d, g in ((1000, 0.2), (1001, 0.1))])
+    before = folder(tmp_path, "before", [report_job(d, 0.1) for d in (1000, 1001)])
     design = folder(tmp_path, "design", [job(0, 0.1, 900)])
     out = tmp_path / "worlds.json"
     monkeypatch.setattr(sys, "argv", ["worlds_collect.py", "--report", str(report), "--reference", str(ref),
-                                      "--design", f"A={design}", "--candidate", str(candidate), "--out", str(out)])
+                                      "--design", f"A={design}", "--before", str(before), "--before-defaults",
+                                      "design=halving,gate=4,move_p=0.5,tie_tasks=0", "--out", str(out)])
     worlds_collect.main()
     data = json.loads(out.read_text())
-    assert "tie_tasks=8" in data["candidate"]["default"] and "tie_tasks" not in data["report"]["default"]
-    assert data["candidate"]["borrowed"] == ["paper"] and data["candidate"]["max_rollouts"] == 973
+    shipped = worlds_collect.shipped_defaults()
+    assert f"tie_tasks={shipped['tie_tasks']}" in data["report"]["default"] and shipped["tie_tasks"] != "0"
+    assert "tie_tasks=0" in data["before"]["default"] and "before_rounds" not in data
+    assert data["before"]["borrowed"] == ["paper"] and data["before"]["max_rollouts"] == 973
     monkeypatch.setattr(figures_search, "WORLDS_FILE", out)
-    text = figures_search.worlds_candidate()
-    assert text.startswith("```text\nNot the default: ") and "tie_tasks=8" in text.splitlines()[1]
+    text = figures_search.worlds_before()
+    assert text.startswith("```text\nThe default before the tie-break: ") and "tie_tasks=0" in text.splitlines()[1]
     paper = next(line for line in text.splitlines() if line.startswith("paper "))
     default = next(line for line in text.splitlines() if line.startswith("default "))
-    assert "+0.200" in paper and "+0.150" in default  # the candidate's mean over the two worlds
+    assert "+0.200" in paper and "+0.100" in default  # the default before, over the two worlds
+    report_text = figures_search.worlds_report()
+    assert "+0.150" in next(line for line in report_text.splitlines() if line.startswith("default "))

@@ -8,8 +8,9 @@ interleaved, so a pair of neighbours is the sampling unit):
 0. **Gate.** With `gate = g` (4 by default) the round judges screen/g times `--proposals` looks, each
    first against the incumbent on the screen's first g tasks; the best `--proposals` not worse there
    go on (GEPA's minibatch gate, bought with the screens' rollouts). On g tasks means tie often; with
-   `tie_tasks = t` the looks tied at the cut are compared again on t more of the screen's tasks
-   (the kept ones pay nothing extra: they meet the screen anyway); else the proposer's order decides.
+   `tie_tasks = t` (8 by default) the looks tied at the cut are compared again on t more of the
+   screen's tasks (a cut look pays for them; the kept ones pay nothing extra: they meet the screen
+   anyway); with t = 0 the proposer's order decides.
 1. **Screen.** Every proposal meets the incumbent on a small window of blocked–feasible pairs
    (`screen` tasks). Three quarters of the window are pairs where the incumbent failed at least one
    task (its paid rollouts say so), the rest the next pairs of the order; the window rotates every
@@ -30,7 +31,7 @@ interleaved, so a pair of neighbours is the sampling unit):
    proposer may bring it back on a new incumbent.
 
 The moved-to harness has every task of the split, so the next round's incumbent costs nothing.
-The defaults (gate 4, `halving`, `move_p` 0.5) were chosen on design draws of the simulated world
+The defaults (gate 4, tie_tasks 8, `halving`, `move_p` 0.5) were chosen on design draws of the simulated world
 distribution and reported on others (docs/search-benchmarks.md, "Breadth and pairs").
 
 `design = "window"` (measured beside the default, not the default; docs/search-benchmarks.md) skips
@@ -313,7 +314,8 @@ def _mean(paired: Paired) -> float:
 
 def climb_rollouts(settings: ExploreSettings, n: int, k: int) -> int:
     """The most rollouts (one seed) a round of the rule can pay for `--proposals` k: with a gate, its
-    looks on `gate` tasks each and k of them through the rest of the screen; then K proposals on the screen, then the
+    looks on `gate` tasks each (each cut look on `gate + tie_tasks` at most, the screen at most: the tie-break)
+    and k of them through the rest of the screen; then K proposals on the screen, then the
     climbers of each rung (one for `promote`, half of the last rung's for `halving`) on the rung's new
     tasks, up to the whole split; a rung holds at most the screen plus the first screen·2^r tasks
     (the whole split once those reach its last pair). The
