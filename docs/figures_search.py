@@ -61,16 +61,18 @@ SEARCH_COMMAND = ("python bench/search_efficiency.py --envs terminal --worlds ba
                   "--strategies default --gt-epochs 1 --terminal-heldout-tasks 64 --terminal-tasks 128")
 
 
-# the results.json of each run, and how each row names its rule: the shipped default (the gate's
-# tie-break, tie_tasks 8) on 20 and on all search tasks, and on all for 12 rounds and with two seeds per task
-# (bench --epochs 2); the same two runs of the default before the
-# tie-break and before #48 (promote, move p < 0.3, no gate), kept to compare; the 20-task cut's seeds 2-3
-# and seeds 0-3 with confirm=unseen, and all search tasks with two seeds per task (bench --epochs 2),
-# before the tie-break
-TERMINAL_RUNS = {"tie_before": "shipped", "tie_after": "shipped", "tie_rounds12": "shipped, 12 rounds",
-                 "tie_epochs2": "shipped, --epochs 2",
-                 "before": "no tie-break", "after": "no tie-break", "prior_before": "pre-#48", "prior_after": "pre-#48", "before_seeds23": "no tie-break",
-                 "unseen_before": "no tie-break, confirm=unseen", "epochs2_after": "no tie-break, --epochs 2"}
+# the results.json of each run (bench/terminal_search.json's keys), and how each row names its rule
+TERMINAL_RUNS = {
+    # the shipped default (the gate's tie-break, tie_tasks 8): 20 and all search tasks, all for 12 rounds,
+    # all with two seeds per task (bench --epochs 2)
+    "tie_before": "shipped", "tie_after": "shipped", "tie_rounds12": "shipped, 12 rounds",
+    "tie_epochs2": "shipped, --epochs 2",
+    # the default before the tie-break and before #48 (promote, move p < 0.3, no gate), kept to compare
+    "before": "no tie-break", "after": "no tie-break", "prior_before": "pre-#48", "prior_after": "pre-#48",
+    # before the tie-break: the 20-task cut's seeds 2-3, seeds 0-3 with confirm=unseen, two seeds per task
+    "before_seeds23": "no tie-break", "unseen_before": "no tie-break, confirm=unseen",
+    "epochs2_after": "no tie-break, --epochs 2",
+}
 
 
 def terminal_search(w=None) -> str:
